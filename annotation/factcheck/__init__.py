@@ -1,0 +1,1 @@
+"""The science: pure Python, no Django, no DRF, no Celery (a test enforces it)."""

@@ -1,0 +1,31 @@
+"""Every write goes through a function here: one transaction, validated, audited."""
+
+from .audit import audit_record
+from .memberships import membership_remove, membership_set
+from .preferences import preference_delete, preference_set
+from .projects import (
+    project_create,
+    project_progress_compute,
+    project_progress_refresh,
+    project_progress_refresh_later,
+)
+from .spans import span_create, span_delete, span_update, span_validate
+from .verdicts import verdict_delete_human, verdict_set_human
+
+__all__ = [
+    "audit_record",
+    "membership_remove",
+    "membership_set",
+    "preference_delete",
+    "preference_set",
+    "project_create",
+    "project_progress_compute",
+    "project_progress_refresh",
+    "project_progress_refresh_later",
+    "span_create",
+    "span_delete",
+    "span_update",
+    "span_validate",
+    "verdict_delete_human",
+    "verdict_set_human",
+]
