@@ -70,7 +70,7 @@ def preference_set(
 def preference_delete(*, actor: Any, preference: Preference) -> None:
     """Withdraw the actor's own preference."""
     if preference.annotator_id != actor.pk:
-        raise NotFound("Not found.")
+        raise Forbidden("Only the annotator who gave a preference can withdraw it.")
     before = snapshot(preference, PREFERENCE_FIELDS)
     audit_record(actor=actor, action="preference.delete", obj=preference, project=preference.question.project,
                  before=before)

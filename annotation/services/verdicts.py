@@ -71,7 +71,7 @@ def verdict_set_human(
 def verdict_delete_human(*, actor: Any, verdict: Verdict) -> None:
     """Withdraw the actor's own verdict."""
     if verdict.source != Source.HUMAN or verdict.annotator_id != actor.pk:
-        raise NotFound("Not found.")
+        raise Forbidden("Only the annotator who gave a verdict can withdraw it.")
     audit_record(actor=actor, action="verdict.delete", obj=verdict, project=verdict.atom.answer.question.project,
                  before=snapshot(verdict, VERDICT_FIELDS))
     verdict.delete()
