@@ -20,9 +20,11 @@ def question_list(*, user: Any, project: Project | None = None) -> QuerySet[Ques
     questions = Question.objects.filter(project__in=permissions.projects_visible(user))
     if project is not None:
         questions = questions.filter(project=project)
-    return questions.select_related("project").prefetch_related(
-        Prefetch("answers", queryset=Answer.objects.order_by("position", "id"))
-    ).order_by("id")
+    return (
+        questions.select_related("project")
+        .prefetch_related(Prefetch("answers", queryset=Answer.objects.order_by("position", "id")))
+        .order_by("id")
+    )
 
 
 def answer_list(*, user: Any) -> QuerySet[Answer]:
@@ -36,9 +38,7 @@ def answer_list(*, user: Any) -> QuerySet[Answer]:
 def span_list(*, user: Any) -> QuerySet[ErrorSpan]:
     """Spans the user may see: in their projects, and others' only when not blind to them."""
     return (
-        ErrorSpan.objects.filter(permissions.spans_visible_q(user))
-        .select_related("annotator")
-        .order_by("id")
+        ErrorSpan.objects.filter(permissions.spans_visible_q(user)).select_related("annotator").order_by("id")
     )
 
 

@@ -40,7 +40,9 @@ class World:
         self.outsider = f.member(self.other_project, Role.ANNOTATOR, "outsider")
         self.question = f.QuestionFactory(project=self.project, text="Why is the sky blue?")
         self.answer1 = f.AnswerFactory(
-            question=self.question, position=1, kind=AnswerKind.HUMAN,
+            question=self.question,
+            position=1,
+            kind=AnswerKind.HUMAN,
             text="Rayleigh scattering 🌈 makes short wavelengths scatter more.\r\nSee https://example.org/sky.",
         )
         self.answer2 = f.AnswerFactory(

@@ -102,8 +102,14 @@ def test_span_create(api, world, role_index) -> None:  # noqa: ANN001
     client = client_for(api, world, ROLES[role_index])
     response = client.post(
         "/api/spans/",
-        {"answer": world.answer2.pk, "start": 4, "end": 7, "quote": "sky", "category": "factuality",
-         "justification": "Not a reflection."},
+        {
+            "answer": world.answer2.pk,
+            "start": 4,
+            "end": 7,
+            "quote": "sky",
+            "category": "factuality",
+            "justification": "Not a reflection.",
+        },
         format="json",
     )
     assert response.status_code == SPAN_CREATE[role_index], response.content

@@ -9,19 +9,30 @@ from tests import factories as f
 
 def test_preference_requires_reason_and_an_answer_of_the_question(world) -> None:  # noqa: ANN001
     with pytest.raises(ValidationFailed) as caught:
-        services.preference_set(actor=world.annotator2, question=world.question,
-                                preferred_answer=world.other_answer, reason=" ")
+        services.preference_set(
+            actor=world.annotator2, question=world.question, preferred_answer=world.other_answer, reason=" "
+        )
     assert set(caught.value.extra) == {"preferred_answer", "reason"}
     assert not Preference.objects.filter(annotator=world.annotator2).exists()
 
 
 def test_preference_is_one_per_annotator_and_versioned(world) -> None:  # noqa: ANN001
-    pref = services.preference_set(actor=world.annotator, question=world.question,
-                                   preferred_answer=world.answer2, reason="Shorter.", version=1)
+    pref = services.preference_set(
+        actor=world.annotator,
+        question=world.question,
+        preferred_answer=world.answer2,
+        reason="Shorter.",
+        version=1,
+    )
     assert pref.pk == world.preference.pk and pref.version == 2 and pref.preferred_answer == world.answer2
     with pytest.raises(Conflict):
-        services.preference_set(actor=world.annotator, question=world.question,
-                                preferred_answer=world.answer1, reason="Stale tab.", version=1)
+        services.preference_set(
+            actor=world.annotator,
+            question=world.question,
+            preferred_answer=world.answer1,
+            reason="Stale tab.",
+            version=1,
+        )
     assert Preference.objects.get(pk=pref.pk).reason == "Shorter."
     assert AuditEvent.objects.filter(action="preference.update", object_id=str(pref.pk)).count() == 1
 
@@ -34,27 +45,39 @@ def test_preference_delete_only_by_its_author(world) -> None:  # noqa: ANN001
 
 
 def test_human_verdict_upsert_and_validation(world) -> None:  # noqa: ANN001
-    verdict = services.verdict_set_human(actor=world.annotator2, atom=world.atom, target=world.answer2,
-                                         label=VerdictLabel.NOT_SUPPORTED, rationale="Ocean, not scattering.")
-    again = services.verdict_set_human(actor=world.annotator2, atom=world.atom, target=world.answer2,
-                                       label=VerdictLabel.SUPPORTED, version=1)
+    verdict = services.verdict_set_human(
+        actor=world.annotator2,
+        atom=world.atom,
+        target=world.answer2,
+        label=VerdictLabel.NOT_SUPPORTED,
+        rationale="Ocean, not scattering.",
+    )
+    again = services.verdict_set_human(
+        actor=world.annotator2, atom=world.atom, target=world.answer2, label=VerdictLabel.SUPPORTED, version=1
+    )
     assert again.pk == verdict.pk and again.version == 2 and again.source == Source.HUMAN
     with pytest.raises(ValidationFailed) as caught:
-        services.verdict_set_human(actor=world.annotator2, atom=world.atom, target=world.other_answer,
-                                   label="maybe")
+        services.verdict_set_human(
+            actor=world.annotator2, atom=world.atom, target=world.other_answer, label="maybe"
+        )
     assert set(caught.value.extra) == {"label", "target"}
     with pytest.raises(Forbidden):
-        services.verdict_set_human(actor=world.reviewer, atom=world.atom, target=world.answer1,
-                                   label=VerdictLabel.SUPPORTED)
+        services.verdict_set_human(
+            actor=world.reviewer, atom=world.atom, target=world.answer1, label=VerdictLabel.SUPPORTED
+        )
     assert Verdict.objects.filter(annotator=world.annotator2).count() == 1
 
 
 def test_memberships_are_managed_by_managers_and_keep_one_manager(world) -> None:  # noqa: ANN001
     newcomer = f.UserFactory(username="newcomer")
     with pytest.raises(Forbidden):
-        services.membership_set(actor=world.annotator, project=world.project, user=newcomer, role=Role.ANNOTATOR)
+        services.membership_set(
+            actor=world.annotator, project=world.project, user=newcomer, role=Role.ANNOTATOR
+        )
     with pytest.raises(NotFound):
-        services.membership_set(actor=world.outsider, project=world.project, user=newcomer, role=Role.ANNOTATOR)
+        services.membership_set(
+            actor=world.outsider, project=world.project, user=newcomer, role=Role.ANNOTATOR
+        )
     services.membership_set(actor=world.manager, project=world.project, user=newcomer, role=Role.REVIEWER)
     assert Membership.objects.get(user=newcomer, project=world.project).role == Role.REVIEWER
     with pytest.raises(ValidationFailed):

@@ -36,8 +36,11 @@ def create(world, **overrides):  # noqa: ANN001, ANN201
         ({"category": ErrorCategory.QUESTION_MISCONCEPTION}, "category", "belong on the question"),
         ({"justification": "   "}, "justification", "required"),
         ({"justification": ""}, "justification", "required"),
-        ({"category": ErrorCategory.REFERENCES, "references": ["https://ok.example", "not a url"]},
-         "references", "Reference 2"),
+        (
+            {"category": ErrorCategory.REFERENCES, "references": ["https://ok.example", "not a url"]},
+            "references",
+            "Reference 2",
+        ),
         ({"helpful": True}, "helpful", "Only references spans"),
         ({"whole_answer": True, "start": None, "end": None}, "whole_answer", "Only completeness"),
     ],
@@ -47,9 +50,11 @@ def test_invalid_spans_are_rejected_naming_the_field(world, overrides, field, fr
         create(world, **overrides)
     assert field in caught.value.extra, caught.value.extra
     assert any(fragment in message for message in caught.value.extra[field]), caught.value.extra
-    assert not ErrorSpan.objects.filter(annotator=world.annotator, answer=world.answer1).exclude(
-        pk=world.span.pk
-    ).exists()
+    assert (
+        not ErrorSpan.objects.filter(annotator=world.annotator, answer=world.answer1)
+        .exclude(pk=world.span.pk)
+        .exists()
+    )
 
 
 def test_offsets_are_code_points_after_an_emoji(world) -> None:  # noqa: ANN001
@@ -65,27 +70,49 @@ def test_offsets_are_code_points_after_an_emoji(world) -> None:  # noqa: ANN001
 
 def test_question_misconception_on_the_question(world) -> None:  # noqa: ANN001
     span = services.span_create(
-        actor=world.annotator, question=world.question, start=0, end=3,
-        category=ErrorCategory.QUESTION_MISCONCEPTION, justification="Premise is fine, but test.",
+        actor=world.annotator,
+        question=world.question,
+        start=0,
+        end=3,
+        category=ErrorCategory.QUESTION_MISCONCEPTION,
+        justification="Premise is fine, but test.",
     )
     assert span.quote == "Why"
     with pytest.raises(ValidationFailed) as caught:
-        services.span_create(actor=world.annotator, question=world.question, start=0, end=3,
-                             category=ErrorCategory.FACTUALITY, justification="x")
+        services.span_create(
+            actor=world.annotator,
+            question=world.question,
+            start=0,
+            end=3,
+            category=ErrorCategory.FACTUALITY,
+            justification="x",
+        )
     assert "category" in caught.value.extra
 
 
 def test_whole_answer_completeness(world) -> None:  # noqa: ANN001
-    span = create(world, start=None, end=None, category=ErrorCategory.COMPLETENESS, whole_answer=True,
-                  justification="It never mentions the Sun's spectrum.")
+    span = create(
+        world,
+        start=None,
+        end=None,
+        category=ErrorCategory.COMPLETENESS,
+        whole_answer=True,
+        justification="It never mentions the Sun's spectrum.",
+    )
     assert span.whole_answer and span.start is None and span.quote == ""
 
 
 def test_reference_span_with_urls_and_helpful(world) -> None:  # noqa: ANN001
     start = world.answer1.text.index("https://")
-    span = create(world, start=start, end=len(world.answer1.text), category=ErrorCategory.REFERENCES,
-                  references=["https://en.wikipedia.org/wiki/Rayleigh_scattering"], helpful=True,
-                  justification="A relevant link.")
+    span = create(
+        world,
+        start=start,
+        end=len(world.answer1.text),
+        category=ErrorCategory.REFERENCES,
+        references=["https://en.wikipedia.org/wiki/Rayleigh_scattering"],
+        helpful=True,
+        justification="A relevant link.",
+    )
     assert span.helpful is True and span.references == ["https://en.wikipedia.org/wiki/Rayleigh_scattering"]
 
 
@@ -152,8 +179,16 @@ def test_only_the_author_changes_a_span(world) -> None:  # noqa: ANN001
     ],
 )
 def test_database_constraints_keep_spans_sane(world, fields) -> None:  # noqa: ANN001
-    values = {"answer_id": world.answer1.pk, "start": 0, "end": 3, "quote": "Ray", "category": "factuality",
-              "justification": "j", "source": Source.HUMAN, "annotator_id": world.annotator.pk}
+    values = {
+        "answer_id": world.answer1.pk,
+        "start": 0,
+        "end": 3,
+        "quote": "Ray",
+        "category": "factuality",
+        "justification": "j",
+        "source": Source.HUMAN,
+        "annotator_id": world.annotator.pk,
+    }
     for key, value in fields.items():
         values[key] = {"Q": world.question.pk, "A": world.answer1.pk}.get(value, value)
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -162,9 +197,13 @@ def test_database_constraints_keep_spans_sane(world, fields) -> None:  # noqa: A
 
 def test_one_preference_and_one_verdict_per_annotator(world) -> None:  # noqa: ANN001
     with pytest.raises(IntegrityError), transaction.atomic():
-        f.PreferenceFactory(question=world.question, annotator=world.annotator, preferred_answer=world.answer2)
+        f.PreferenceFactory(
+            question=world.question, annotator=world.annotator, preferred_answer=world.answer2
+        )
     with pytest.raises(IntegrityError), transaction.atomic():
-        f.VerdictFactory(atom=world.atom, target=world.answer1, annotator=world.annotator, source=Source.HUMAN)
+        f.VerdictFactory(
+            atom=world.atom, target=world.answer1, annotator=world.annotator, source=Source.HUMAN
+        )
     run = f.RunFactory(project=world.project)
     f.VerdictFactory(atom=world.atom, target=world.answer1, run=run, source=Source.MODEL)
     with pytest.raises(IntegrityError), transaction.atomic():

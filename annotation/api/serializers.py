@@ -17,8 +17,18 @@ class ProjectSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Project
-        fields = ["id", "name", "slug", "description", "guidelines", "blind", "role", "progress",
-                  "progress_updated_at", "created_at"]
+        fields = [
+            "id",
+            "name",
+            "slug",
+            "description",
+            "guidelines",
+            "blind",
+            "role",
+            "progress",
+            "progress_updated_at",
+            "created_at",
+        ]
         read_only_fields = fields
 
     def get_role(self, obj: Project) -> str | None:
@@ -48,8 +58,17 @@ class QuestionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Question
-        fields = ["id", "project", "external_id", "text", "category", "source_file", "metadata", "answers",
-                  "created_at"]
+        fields = [
+            "id",
+            "project",
+            "external_id",
+            "text",
+            "category",
+            "source_file",
+            "metadata",
+            "answers",
+            "created_at",
+        ]
         read_only_fields = fields
 
 
@@ -58,9 +77,27 @@ class SpanSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ErrorSpan
-        fields = ["id", "question", "answer", "start", "end", "quote", "location", "category", "justification",
-                  "references", "helpful", "whole_answer", "source", "annotator", "run", "confidence", "version",
-                  "created_at", "updated_at"]
+        fields = [
+            "id",
+            "question",
+            "answer",
+            "start",
+            "end",
+            "quote",
+            "location",
+            "category",
+            "justification",
+            "references",
+            "helpful",
+            "whole_answer",
+            "source",
+            "annotator",
+            "run",
+            "confidence",
+            "version",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
 
 
@@ -90,15 +127,26 @@ class _VisibleMixin:
 class SpanCreateSerializer(_VisibleMixin, serializers.Serializer):
     visible = {"question": "question", "answer": "answer"}
 
-    question = serializers.PrimaryKeyRelatedField(queryset=Question.objects.none(), required=False, allow_null=True)
-    answer = serializers.PrimaryKeyRelatedField(queryset=Answer.objects.none(), required=False, allow_null=True)
+    question = serializers.PrimaryKeyRelatedField(
+        queryset=Question.objects.none(), required=False, allow_null=True
+    )
+    answer = serializers.PrimaryKeyRelatedField(
+        queryset=Answer.objects.none(), required=False, allow_null=True
+    )
     start = serializers.IntegerField(required=False, allow_null=True, help_text="Code points into the text.")
     end = serializers.IntegerField(required=False, allow_null=True, help_text="Code points, exclusive.")
-    quote = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False,
-                                  help_text="If given, must equal text[start:end].")
+    quote = serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="If given, must equal text[start:end].",
+    )
     category = serializers.CharField()
     justification = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    references = serializers.ListField(child=serializers.CharField(allow_blank=True), required=False, default=list)
+    references = serializers.ListField(
+        child=serializers.CharField(allow_blank=True), required=False, default=list
+    )
     helpful = serializers.BooleanField(required=False, allow_null=True, default=None)
     whole_answer = serializers.BooleanField(required=False, default=False)
 
@@ -120,8 +168,16 @@ class PreferenceSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Preference
-        fields = ["id", "question", "annotator", "preferred_answer", "reason", "version", "created_at",
-                  "updated_at"]
+        fields = [
+            "id",
+            "question",
+            "annotator",
+            "preferred_answer",
+            "reason",
+            "version",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
 
 
@@ -139,9 +195,26 @@ class VerdictSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Verdict
-        fields = ["id", "atom", "target", "passage", "source", "annotator", "run", "label", "raw_value",
-                  "probability", "evidence_quote", "evidence_start", "evidence_end", "rationale", "valid",
-                  "version", "created_at", "updated_at"]
+        fields = [
+            "id",
+            "atom",
+            "target",
+            "passage",
+            "source",
+            "annotator",
+            "run",
+            "label",
+            "raw_value",
+            "probability",
+            "evidence_quote",
+            "evidence_start",
+            "evidence_end",
+            "rationale",
+            "valid",
+            "version",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
 
 
@@ -152,17 +225,39 @@ class VerdictInputSerializer(_VisibleMixin, serializers.Serializer):
     target = serializers.PrimaryKeyRelatedField(queryset=Answer.objects.none(), allow_null=True)
     label = serializers.CharField()
     rationale = serializers.CharField(required=False, allow_blank=True, default="")
-    evidence_quote = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    evidence_quote = serializers.CharField(
+        required=False, allow_blank=True, default="", trim_whitespace=False
+    )
     version = serializers.IntegerField(required=False, allow_null=True, default=None)
 
 
 class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
-        fields = ["id", "project", "kind", "method", "variant", "endpoint", "model_name", "prompt_version",
-                  "parameters", "status", "items_total", "items_done", "items_failed", "items_na", "llm_calls",
-                  "cache_hits", "prompt_tokens", "completion_tokens", "error", "created_at", "started_at",
-                  "finished_at"]
+        fields = [
+            "id",
+            "project",
+            "kind",
+            "method",
+            "variant",
+            "endpoint",
+            "model_name",
+            "prompt_version",
+            "parameters",
+            "status",
+            "items_total",
+            "items_done",
+            "items_failed",
+            "items_na",
+            "llm_calls",
+            "cache_hits",
+            "prompt_tokens",
+            "completion_tokens",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
         read_only_fields = fields
 
 

@@ -48,7 +48,9 @@ class _ReadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         return queryset
 
 
-@extend_schema_view(list=extend_schema(summary="Your projects"), retrieve=extend_schema(summary="One project"))
+@extend_schema_view(
+    list=extend_schema(summary="Your projects"), retrieve=extend_schema(summary="One project")
+)
 class ProjectViewSet(_ReadViewSet):
     serializer_class = s.ProjectSerializer
 
@@ -57,8 +59,10 @@ class ProjectViewSet(_ReadViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Questions with their answers",
-                       parameters=[_filter_param("project", "Only this project's questions.")]),
+    list=extend_schema(
+        summary="Questions with their answers",
+        parameters=[_filter_param("project", "Only this project's questions.")],
+    ),
     retrieve=extend_schema(summary="One question with its answers"),
 )
 class QuestionViewSet(_ReadViewSet):
@@ -70,7 +74,9 @@ class QuestionViewSet(_ReadViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Answers", parameters=[_filter_param("question", "Only this question's answers.")]),
+    list=extend_schema(
+        summary="Answers", parameters=[_filter_param("question", "Only this question's answers.")]
+    ),
     retrieve=extend_schema(summary="One answer"),
 )
 class AnswerViewSet(_ReadViewSet):
@@ -90,14 +96,21 @@ class AnswerViewSet(_ReadViewSet):
         ],
     ),
     retrieve=extend_schema(summary="One error span"),
-    create=extend_schema(summary="Create a span", request=s.SpanCreateSerializer,
-                         responses={201: s.SpanSerializer, 400: s.ErrorSerializer}),
-    partial_update=extend_schema(summary="Change your span (send the version you saw)",
-                                 request=s.SpanUpdateSerializer,
-                                 responses={200: s.SpanSerializer, 400: s.ErrorSerializer, 409: s.ErrorSerializer}),
-    destroy=extend_schema(summary="Delete your span",
-                          parameters=[_filter_param("version", "If given, 409 unless the span is at it.")],
-                          responses={204: None, 409: s.ErrorSerializer}),
+    create=extend_schema(
+        summary="Create a span",
+        request=s.SpanCreateSerializer,
+        responses={201: s.SpanSerializer, 400: s.ErrorSerializer},
+    ),
+    partial_update=extend_schema(
+        summary="Change your span (send the version you saw)",
+        request=s.SpanUpdateSerializer,
+        responses={200: s.SpanSerializer, 400: s.ErrorSerializer, 409: s.ErrorSerializer},
+    ),
+    destroy=extend_schema(
+        summary="Delete your span",
+        parameters=[_filter_param("version", "If given, 409 unless the span is at it.")],
+        responses={204: None, 409: s.ErrorSerializer},
+    ),
 )
 class SpanViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, _ReadViewSet):
     serializer_class = s.SpanSerializer
@@ -140,12 +153,16 @@ class SpanViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.Destr
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Answer preferences you may see",
-                       parameters=[_filter_param("question", "Preferences on this question.")]),
+    list=extend_schema(
+        summary="Answer preferences you may see",
+        parameters=[_filter_param("question", "Preferences on this question.")],
+    ),
     retrieve=extend_schema(summary="One preference"),
-    create=extend_schema(summary="Set your preference for a question (creates or replaces)",
-                         request=s.PreferenceInputSerializer,
-                         responses={200: s.PreferenceSerializer, 400: s.ErrorSerializer, 409: s.ErrorSerializer}),
+    create=extend_schema(
+        summary="Set your preference for a question (creates or replaces)",
+        request=s.PreferenceInputSerializer,
+        responses={200: s.PreferenceSerializer, 400: s.ErrorSerializer, 409: s.ErrorSerializer},
+    ),
     destroy=extend_schema(summary="Withdraw your preference"),
 )
 class PreferenceViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, _ReadViewSet):
@@ -169,14 +186,18 @@ class PreferenceViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, _Read
 @extend_schema_view(
     list=extend_schema(
         summary="Verdicts you may see (human and model)",
-        parameters=[_filter_param("atom", "Verdicts on this atom."),
-                    _filter_param("target", "Verdicts against this answer."),
-                    _filter_param("run", "Verdicts of this run.")],
+        parameters=[
+            _filter_param("atom", "Verdicts on this atom."),
+            _filter_param("target", "Verdicts against this answer."),
+            _filter_param("run", "Verdicts of this run."),
+        ],
     ),
     retrieve=extend_schema(summary="One verdict"),
-    create=extend_schema(summary="Set your verdict on an atom (creates or replaces)",
-                         request=s.VerdictInputSerializer,
-                         responses={200: s.VerdictSerializer, 400: s.ErrorSerializer, 409: s.ErrorSerializer}),
+    create=extend_schema(
+        summary="Set your verdict on an atom (creates or replaces)",
+        request=s.VerdictInputSerializer,
+        responses={200: s.VerdictSerializer, 400: s.ErrorSerializer, 409: s.ErrorSerializer},
+    ),
     destroy=extend_schema(summary="Withdraw your verdict"),
 )
 class VerdictViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, _ReadViewSet):
@@ -198,8 +219,9 @@ class VerdictViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, _ReadVie
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Background runs",
-                       parameters=[_filter_param("project", "Only this project's runs.")]),
+    list=extend_schema(
+        summary="Background runs", parameters=[_filter_param("project", "Only this project's runs.")]
+    ),
     retrieve=extend_schema(summary="One run"),
 )
 class RunViewSet(_ReadViewSet):

@@ -62,7 +62,9 @@ class AtomContext(models.Model):
         ordering = ["atom_id", "rank"]
         constraints = [
             models.UniqueConstraint(
-                fields=["atom", "passage"], condition=Q(run__isnull=True), name="atom_context_unique_without_run"
+                fields=["atom", "passage"],
+                condition=Q(run__isnull=True),
+                name="atom_context_unique_without_run",
             ),
             models.UniqueConstraint(
                 fields=["run", "atom", "passage"],
@@ -70,3 +72,6 @@ class AtomContext(models.Model):
                 name="atom_context_unique_in_run",
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"context {self.rank} of atom #{self.atom_id}"

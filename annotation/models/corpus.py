@@ -118,6 +118,9 @@ class Assignment(models.Model):
         ]
         indexes = [models.Index(fields=["annotator", "submitted_at"], name="assignment_annotator_queue")]
 
+    def __str__(self) -> str:
+        return f"question #{self.question_id} for user #{self.annotator_id}"
+
 
 class KnowledgeSource(models.Model):
     """A named collection of passages (an uploaded corpus, or a dataset's contexts)."""

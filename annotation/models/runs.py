@@ -67,3 +67,6 @@ class LLMCall(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["run", "created_at"], name="llmcall_run_created")]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} call {self.key[:12]}"

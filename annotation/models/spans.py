@@ -65,7 +65,9 @@ class ErrorSpan(models.Model):
                 condition=Q(helpful__isnull=True) | Q(category=ErrorCategory.REFERENCES),
                 name="span_helpful_only_on_references",
             ),
-            models.CheckConstraint(condition=Q(category__in=ErrorCategory.values), name="span_category_valid"),
+            models.CheckConstraint(
+                condition=Q(category__in=ErrorCategory.values), name="span_category_valid"
+            ),
             models.CheckConstraint(
                 condition=Q(source=Source.HUMAN, annotator__isnull=False, run__isnull=True)
                 | Q(source=Source.MODEL, run__isnull=False),
@@ -109,3 +111,6 @@ class Preference(models.Model):
             models.UniqueConstraint(fields=["question", "annotator"], name="preference_one_per_annotator"),
             models.CheckConstraint(condition=~Q(reason=""), name="preference_reason_required"),
         ]
+
+    def __str__(self) -> str:
+        return f"preference of user #{self.annotator_id} on question #{self.question_id}"

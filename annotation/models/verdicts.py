@@ -29,7 +29,8 @@ class Verdict(models.Model):
     run = models.ForeignKey(
         "annotation.Run", null=True, blank=True, on_delete=models.CASCADE, related_name="verdicts"
     )
-    label = models.CharField(max_length=20, choices=VerdictLabel.choices, null=True, blank=True)
+    # NULL, not "", marks N/A: the output could not be parsed, so there is no label at all.
+    label = models.CharField(max_length=20, choices=VerdictLabel.choices, null=True, blank=True)  # noqa: DJ001
     raw_value = models.TextField(blank=True, help_text='As the method returned it, e.g. "not clear ...".')
     probability = models.FloatField(null=True, blank=True)
     evidence_quote = models.TextField(blank=True)

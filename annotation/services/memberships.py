@@ -30,12 +30,19 @@ def membership_set(*, actor: Any, project: Project, user: Any, role: str) -> Mem
     """Add ``user`` to ``project`` in ``role``, or change their role."""
     _require_manager(actor=actor, project=project)
     if role not in Role.values:
-        raise ValidationFailed.from_fields({"role": [f"Unknown role {role!r}; use one of: {', '.join(Role.values)}."]})
+        raise ValidationFailed.from_fields(
+            {"role": [f"Unknown role {role!r}; use one of: {', '.join(Role.values)}."]}
+        )
     current = Membership.objects.select_for_update().filter(project=project, user=user).first()
     if current is None:
         membership = Membership.objects.create(project=project, user=user, role=role)
-        audit_record(actor=actor, action="membership.create", obj=membership, project=project,
-                     after=snapshot(membership, MEMBERSHIP_FIELDS))
+        audit_record(
+            actor=actor,
+            action="membership.create",
+            obj=membership,
+            project=project,
+            after=snapshot(membership, MEMBERSHIP_FIELDS),
+        )
         return membership
     if current.role == role:
         return current
@@ -43,8 +50,14 @@ def membership_set(*, actor: Any, project: Project, user: Any, role: str) -> Mem
     before = snapshot(current, MEMBERSHIP_FIELDS)
     current.role = role
     current.save(update_fields=["role"])
-    audit_record(actor=actor, action="membership.update", obj=current, project=project, before=before,
-                 after=snapshot(current, MEMBERSHIP_FIELDS))
+    audit_record(
+        actor=actor,
+        action="membership.update",
+        obj=current,
+        project=project,
+        before=before,
+        after=snapshot(current, MEMBERSHIP_FIELDS),
+    )
     return current
 
 
@@ -63,6 +76,11 @@ def membership_remove(*, actor: Any, project: Project, user: Any) -> None:
     if current is None:
         raise NotFound(f"{user} is not a member of this project.")
     _keep_a_manager(project=project, leaving=current)
-    audit_record(actor=actor, action="membership.delete", obj=current, project=project,
-                 before=snapshot(current, MEMBERSHIP_FIELDS))
+    audit_record(
+        actor=actor,
+        action="membership.delete",
+        obj=current,
+        project=project,
+        before=snapshot(current, MEMBERSHIP_FIELDS),
+    )
     current.delete()

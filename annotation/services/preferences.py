@@ -34,26 +34,36 @@ def preference_set(
     _require_writer(actor=actor, question=question)
     errors: dict[str, list[str]] = {}
     if preferred_answer.question_id != question.pk:
-        errors["preferred_answer"] = [f"Answer {preferred_answer.pk} is not an answer to question {question.pk}."]
+        errors["preferred_answer"] = [
+            f"Answer {preferred_answer.pk} is not an answer to question {question.pk}."
+        ]
     if not reason or not reason.strip():
         errors["reason"] = ["Say why you prefer this answer."]
     if errors:
         raise ValidationFailed.from_fields(errors)
     current = Preference.objects.select_for_update().filter(question=question, annotator=actor).first()
     if current is None:
-        preference = Preference(question=question, annotator=actor, preferred_answer=preferred_answer,
-                                reason=reason.strip())
+        preference = Preference(
+            question=question, annotator=actor, preferred_answer=preferred_answer, reason=reason.strip()
+        )
         preference.full_clean()
         preference.save()
-        audit_record(actor=actor, action="preference.create", obj=preference, project=question.project,
-                     after=snapshot(preference, PREFERENCE_FIELDS))
+        audit_record(
+            actor=actor,
+            action="preference.create",
+            obj=preference,
+            project=question.project,
+            after=snapshot(preference, PREFERENCE_FIELDS),
+        )
         project_progress_refresh_later(project=question.project)
         return preference
     if version is not None and version != current.version:
         raise Conflict(
             f"Your preference was changed elsewhere (version {current.version}, you sent {version}).",
-            extra={"current_version": current.version,
-                   "current": snapshot(current, PREFERENCE_FIELDS) | {"id": current.pk}},
+            extra={
+                "current_version": current.version,
+                "current": snapshot(current, PREFERENCE_FIELDS) | {"id": current.pk},
+            },
         )
     before = snapshot(current, PREFERENCE_FIELDS)
     current.preferred_answer = preferred_answer
@@ -61,8 +71,14 @@ def preference_set(
     current.version += 1
     current.full_clean()
     current.save()
-    audit_record(actor=actor, action="preference.update", obj=current, project=question.project,
-                 before=before, after=snapshot(current, PREFERENCE_FIELDS))
+    audit_record(
+        actor=actor,
+        action="preference.update",
+        obj=current,
+        project=question.project,
+        before=before,
+        after=snapshot(current, PREFERENCE_FIELDS),
+    )
     return current
 
 
@@ -72,6 +88,11 @@ def preference_delete(*, actor: Any, preference: Preference) -> None:
     if preference.annotator_id != actor.pk:
         raise Forbidden("Only the annotator who gave a preference can withdraw it.")
     before = snapshot(preference, PREFERENCE_FIELDS)
-    audit_record(actor=actor, action="preference.delete", obj=preference, project=preference.question.project,
-                 before=before)
+    audit_record(
+        actor=actor,
+        action="preference.delete",
+        obj=preference,
+        project=preference.question.project,
+        before=before,
+    )
     preference.delete()

@@ -11,7 +11,16 @@ from django.utils import timezone
 
 from annotation.choices import Role, Source
 from annotation.errors import ValidationFailed
-from annotation.models import Answer, Assignment, ErrorSpan, Membership, Preference, Project, Question, Verdict
+from annotation.models import (
+    Answer,
+    Assignment,
+    ErrorSpan,
+    Membership,
+    Preference,
+    Project,
+    Question,
+    Verdict,
+)
 from annotation.services.audit import audit_record, snapshot
 
 logger = logging.getLogger(__name__)
@@ -29,8 +38,13 @@ def project_create(
     project.save()
     if actor is not None:
         Membership.objects.create(project=project, user=actor, role=Role.MANAGER)
-    audit_record(actor=actor, action="project.create", obj=project, project=project,
-                 after=snapshot(project, ["name", "slug", "blind"]))
+    audit_record(
+        actor=actor,
+        action="project.create",
+        obj=project,
+        project=project,
+        after=snapshot(project, ["name", "slug", "blind"]),
+    )
     return project
 
 
@@ -54,8 +68,10 @@ def project_progress_compute(*, project: Project) -> dict[str, Any]:
         bump(row["annotator__username"], "submitted", row["submitted"])
     for row in human_spans.values("annotator__username").annotate(n=Count("id")):
         bump(row["annotator__username"], "spans", row["n"])
-    for row in Preference.objects.filter(question__project=project).values("annotator__username").annotate(
-        n=Count("id")
+    for row in (
+        Preference.objects.filter(question__project=project)
+        .values("annotator__username")
+        .annotate(n=Count("id"))
     ):
         bump(row["annotator__username"], "preferences", row["n"])
     totals = assignments.aggregate(

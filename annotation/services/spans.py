@@ -96,7 +96,10 @@ def span_validate(
         if quote is not None and "start" not in errors and "end" not in errors:
             actual = target_text[start:end]
             if quote != actual:
-                add("quote", f"Does not match the text at [{start}, {end}): the text there is {_short(actual)!r}.")
+                add(
+                    "quote",
+                    f"Does not match the text at [{start}, {end}): the text there is {_short(actual)!r}.",
+                )
 
     if not justification or not justification.strip():
         add("justification", "A justification is required: say why this is an error.")
@@ -192,20 +195,27 @@ def span_create(
     )
     span.full_clean()
     span.save()
-    audit_record(actor=actor, action="span.create", obj=span, project=project, after=snapshot(span, SPAN_FIELDS))
+    audit_record(
+        actor=actor, action="span.create", obj=span, project=project, after=snapshot(span, SPAN_FIELDS)
+    )
     project_progress_refresh_later(project=project)
     return span
 
 
 def _lock(span: ErrorSpan) -> ErrorSpan:
-    return ErrorSpan.objects.select_for_update().select_related("question", "answer").get(pk=span.pk)
+    return (
+        ErrorSpan.objects.select_for_update(of=("self",)).select_related("question", "answer").get(pk=span.pk)
+    )
 
 
 def _stale(current: ErrorSpan, version: int) -> Conflict:
     return Conflict(
         f"This span was changed elsewhere (version {current.version}, you sent {version}); "
         "your change was not saved. Reload to see the current span.",
-        extra={"current_version": current.version, "current": snapshot(current, SPAN_FIELDS) | {"id": current.pk}},
+        extra={
+            "current_version": current.version,
+            "current": snapshot(current, SPAN_FIELDS) | {"id": current.pk},
+        },
     )
 
 
@@ -252,7 +262,11 @@ def span_update(*, actor: Any, span: ErrorSpan, version: int, **changes: Any) ->
     current.full_clean()
     current.save()
     audit_record(
-        actor=actor, action="span.update", obj=current, project=project, before=before,
+        actor=actor,
+        action="span.update",
+        obj=current,
+        project=project,
+        before=before,
         after=snapshot(current, SPAN_FIELDS),
     )
     return current

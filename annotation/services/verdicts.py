@@ -42,17 +42,33 @@ def verdict_set_human(
         raise ValidationFailed.from_fields(errors)
     current = Verdict.objects.select_for_update().filter(annotator=actor, atom=atom, target=target).first()
     if current is None:
-        verdict = Verdict(atom=atom, target=target, source=Source.HUMAN, annotator=actor, label=label,
-                          raw_value=label, rationale=rationale.strip(), evidence_quote=evidence_quote)
+        verdict = Verdict(
+            atom=atom,
+            target=target,
+            source=Source.HUMAN,
+            annotator=actor,
+            label=label,
+            raw_value=label,
+            rationale=rationale.strip(),
+            evidence_quote=evidence_quote,
+        )
         verdict.full_clean()
         verdict.save()
-        audit_record(actor=actor, action="verdict.create", obj=verdict, project=project,
-                     after=snapshot(verdict, VERDICT_FIELDS))
+        audit_record(
+            actor=actor,
+            action="verdict.create",
+            obj=verdict,
+            project=project,
+            after=snapshot(verdict, VERDICT_FIELDS),
+        )
         return verdict
     if version is not None and version != current.version:
         raise Conflict(
             f"This verdict was changed elsewhere (version {current.version}, you sent {version}).",
-            extra={"current_version": current.version, "current": snapshot(current, VERDICT_FIELDS) | {"id": current.pk}},
+            extra={
+                "current_version": current.version,
+                "current": snapshot(current, VERDICT_FIELDS) | {"id": current.pk},
+            },
         )
     before = snapshot(current, VERDICT_FIELDS)
     current.label = label
@@ -62,8 +78,14 @@ def verdict_set_human(
     current.version += 1
     current.full_clean()
     current.save()
-    audit_record(actor=actor, action="verdict.update", obj=current, project=project, before=before,
-                 after=snapshot(current, VERDICT_FIELDS))
+    audit_record(
+        actor=actor,
+        action="verdict.update",
+        obj=current,
+        project=project,
+        before=before,
+        after=snapshot(current, VERDICT_FIELDS),
+    )
     return current
 
 
@@ -72,6 +94,11 @@ def verdict_delete_human(*, actor: Any, verdict: Verdict) -> None:
     """Withdraw the actor's own verdict."""
     if verdict.source != Source.HUMAN or verdict.annotator_id != actor.pk:
         raise Forbidden("Only the annotator who gave a verdict can withdraw it.")
-    audit_record(actor=actor, action="verdict.delete", obj=verdict, project=verdict.atom.answer.question.project,
-                 before=snapshot(verdict, VERDICT_FIELDS))
+    audit_record(
+        actor=actor,
+        action="verdict.delete",
+        obj=verdict,
+        project=verdict.atom.answer.question.project,
+        before=snapshot(verdict, VERDICT_FIELDS),
+    )
     verdict.delete()

@@ -26,7 +26,11 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
     members = None
     if permissions.can_manage(role):
-        members = Membership.objects.filter(project=project).select_related("user").order_by("role", "user__username")
+        members = (
+            Membership.objects.filter(project=project)
+            .select_related("user")
+            .order_by("role", "user__username")
+        )
     context = {
         "project": project,
         "role": role,

@@ -5,7 +5,9 @@ from hypothesis import strategies as st
 from annotation.factcheck.text import codepoint_to_utf16, spans_overlap, utf16_length, utf16_to_codepoint
 
 # Emoji (astral, surrogate pairs in UTF-16), CRLF, combining marks, ZWJ sequences and plain text.
-pieces = st.sampled_from(["a", "Z", " ", "\r\n", "\n", "é", "e\u0301", "🌈", "👩\u200d🔬", "𝔘", "中", "\u0300"])
+pieces = st.sampled_from(
+    ["a", "Z", " ", "\r\n", "\n", "é", "e\u0301", "🌈", "👩\u200d🔬", "𝔘", "中", "\u0300"]
+)
 texts = st.lists(pieces, max_size=40).map("".join)
 
 

@@ -25,7 +25,7 @@ Read the question and both answers. Highlight every error and say why in the jus
 1. **Question misconception** (on the question): a false assumption or premise in the question.
 2. **Factuality**: a statement that is wrong or unsupported.
 3. **Relevance**: a part that does not help answer the question.
-4. **Completeness**: a part that needs more explanation, or — as a whole-answer span — information that is missing.
+4. **Completeness**: a part that needs more explanation, or (a whole-answer span) missing information.
 5. **References**: an example, analogy or link; say whether it is helpful.
 
 Then choose the answer you prefer and explain why.
@@ -54,8 +54,11 @@ class Command(BaseCommand):
         User = get_user_model()
         stored = json.loads(login_file.read_text()) if login_file.exists() else None
         user = User.objects.filter(username=username).first()
-        if user is not None and stored and stored.get("username") == username and user.check_password(
-            stored["password"]
+        if (
+            user is not None
+            and stored
+            and stored.get("username") == username
+            and user.check_password(stored["password"])
         ):
             return user, stored["password"]
         # New install, or the stored password no longer works: (re)generate it.
