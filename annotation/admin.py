@@ -40,6 +40,12 @@ class AnswerAdmin(admin.ModelAdmin):
     list_select_related = ["question"]
     raw_id_fields = ["question", "parent"]
 
+    def get_readonly_fields(self, request, obj=None):  # noqa: ANN001, ANN201
+        # Spans and atoms hold offsets into the text: once anything points into it, it is frozen.
+        if obj is not None and (obj.spans.exists() or obj.atoms.exists()):
+            return ["text"]
+        return []
+
 
 @admin.register(models.Assignment)
 class AssignmentAdmin(admin.ModelAdmin):

@@ -187,3 +187,41 @@ def test_token_auth(api, world) -> None:  # noqa: ANN001
     assert api.get(f"/api/projects/{world.project.pk}/").json()["role"] == "annotator"
     api.credentials(HTTP_AUTHORIZATION="Token wrong")
     assert api.get("/api/projects/").status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"start": 0, "end": 999}, "end"),
+        ({"start": 9, "end": 3}, "end"),
+        ({"start": -2, "end": 3}, "start"),
+        ({"start": 0, "end": 3, "quote": "xyz"}, "quote"),
+        ({"category": "typo"}, "category"),
+        ({"justification": ""}, "justification"),
+        ({"category": "references", "references": ["ftp//nope"]}, "references"),
+        ({"answer": 10**9}, "answer"),
+        ({"start": "three"}, "start"),
+    ],
+)
+def test_span_create_errors_name_the_field(api, world, payload, field) -> None:  # noqa: ANN001
+    api.force_authenticate(world.annotator)
+    body = {"answer": world.answer2.pk, "start": 0, "end": 3, "category": "factuality", "justification": "j"}
+    response = api.post("/api/spans/", body | payload, format="json")
+    assert response.status_code == 400
+    data = response.json()
+    assert data["code"] == "invalid" and field in data["extra"] and field in data["message"], data
+
+
+def test_stale_span_update_is_409_and_keeps_the_newer_data(api, world) -> None:  # noqa: ANN001
+    api.force_authenticate(world.annotator)
+    url = f"/api/spans/{world.span.pk}/"
+    first = api.patch(url, {"version": 1, "justification": "From tab A."}, format="json")
+    assert first.status_code == 200 and first.json()["version"] == 2
+    stale = api.patch(url, {"version": 1, "justification": "From tab B."}, format="json")
+    assert stale.status_code == 409
+    body = stale.json()
+    assert body["code"] == "conflict" and body["extra"]["current_version"] == 2
+    assert body["extra"]["current"]["justification"] == "From tab A."
+    assert api.get(url).json()["justification"] == "From tab A."
+    assert api.delete(url + "?version=1").status_code == 409
+    assert api.delete(url + "?version=2").status_code == 204

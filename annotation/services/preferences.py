@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotation import permissions
 from annotation.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -47,7 +47,11 @@ def preference_set(
             question=question, annotator=actor, preferred_answer=preferred_answer, reason=reason.strip()
         )
         preference.full_clean()
-        preference.save()
+        try:
+            with transaction.atomic():
+                preference.save()
+        except IntegrityError:
+            raise Conflict("Your preference was saved from elsewhere at the same moment; reload.") from None
         audit_record(
             actor=actor,
             action="preference.create",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotation import permissions
 from annotation.choices import Source, VerdictLabel
@@ -53,7 +53,11 @@ def verdict_set_human(
             evidence_quote=evidence_quote,
         )
         verdict.full_clean()
-        verdict.save()
+        try:
+            with transaction.atomic():
+                verdict.save()
+        except IntegrityError:
+            raise Conflict("Your verdict was saved from elsewhere at the same moment; reload.") from None
         audit_record(
             actor=actor,
             action="verdict.create",
