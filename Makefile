@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format migrations-check deploy-check clean
+.PHONY: run test lint format bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,3 +42,8 @@ format: $(VENV)/.dev-deps
 
 clean:
 	rm -rf $(VENV) var
+
+# Benchmarks write JSON under bench/results/; they are never part of the pass/fail test run.
+bench: $(VENV)/.dev-deps
+	mkdir -p var
+	cd bench && for script in $$(ls *.py | grep -v common.py); do ../$(BIN)/python $$script || exit 1; done
