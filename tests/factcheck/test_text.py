@@ -50,3 +50,25 @@ def test_spans_overlap() -> None:
     assert spans_overlap((0, 5), (4, 8))
     assert not spans_overlap((0, 5), (5, 8))
     assert spans_overlap((2, 3), (0, 10))
+
+
+def test_sentences_split_like_the_dataset_authors() -> None:
+    from annotation.factcheck.text import sentence_spans, sentences
+
+    text = "Wire speed differs. It is so... They rarely did. Not e.g. this one? Yes!"
+    assert sentences(text) == ["Wire speed differs.", "It is so...", "They rarely did.", "Not e.g.", "this one?",
+                               "Yes!"]
+    assert all(text[s:e] == sent for (s, e), sent in zip(sentence_spans(text), sentences(text), strict=True))
+    # A capitalised word that is not a common lowercase word does not start a sentence after an ellipsis.
+    assert sentences("They just... Travel at the speed of light.") == ["They just... Travel at the speed of light."]
+
+
+def test_locate_exact_then_loose() -> None:
+    from annotation.factcheck.text import locate
+
+    text = "Rayleigh 🌈 scattering\r\nmakes  the SKY blue."
+    assert locate(text, "scattering") == (11, 21, "exact")
+    start, end, how = locate(text, "scattering makes the sky blue")
+    assert how == "loose" and text[start:end] == "scattering\r\nmakes  the SKY blue"
+    assert locate(text, "green") is None
+    assert locate(text, "") is None
