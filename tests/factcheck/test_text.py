@@ -56,11 +56,19 @@ def test_sentences_split_like_the_dataset_authors() -> None:
     from annotation.factcheck.text import sentence_spans, sentences
 
     text = "Wire speed differs. It is so... They rarely did. Not e.g. this one? Yes!"
-    assert sentences(text) == ["Wire speed differs.", "It is so...", "They rarely did.", "Not e.g.", "this one?",
-                               "Yes!"]
+    assert sentences(text) == [
+        "Wire speed differs.",
+        "It is so...",
+        "They rarely did.",
+        "Not e.g.",
+        "this one?",
+        "Yes!",
+    ]
     assert all(text[s:e] == sent for (s, e), sent in zip(sentence_spans(text), sentences(text), strict=True))
     # A capitalised word that is not a common lowercase word does not start a sentence after an ellipsis.
-    assert sentences("They just... Travel at the speed of light.") == ["They just... Travel at the speed of light."]
+    assert sentences("They just... Travel at the speed of light.") == [
+        "They just... Travel at the speed of light."
+    ]
 
 
 def test_locate_exact_then_loose() -> None:

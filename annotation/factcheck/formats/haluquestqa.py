@@ -135,8 +135,11 @@ def _parse_row(cells: dict[str, str], number: int) -> Row:
 
     labels = (need("ans1_label", ANSWER_LABELS), need("ans2_label", ANSWER_LABELS))
     if labels[0] == labels[1]:
-        raise FormatError("ans1_label and ans2_label must name one human and one model answer", row=number,
-                          column="ans2_label")
+        raise FormatError(
+            "ans1_label and ans2_label must name one human and one model answer",
+            row=number,
+            column="ans2_label",
+        )
     if not cells["question_text"].strip():
         raise FormatError("the question is empty", row=number, column="question_text")
     for column in ("ans1_text", "ans2_text"):
@@ -171,7 +174,8 @@ def _parse_row(cells: dict[str, str], number: int) -> Row:
         if len(lengths) != 1:
             raise FormatError(
                 f"the {prefix} lists have different lengths (spans {len(texts)}, reasons {len(reasons)}, "
-                f"labels {len(targets)}" + (f", helpful {len(helpful)})" if prefix == "reference_example" else ")"),
+                f"labels {len(targets)}"
+                + (f", helpful {len(helpful)})" if prefix == "reference_example" else ")"),
                 row=number,
                 column=f"{prefix}_label",
             )
@@ -180,26 +184,49 @@ def _parse_row(cells: dict[str, str], number: int) -> Row:
             if not isinstance(text, str) or not text.strip():
                 raise FormatError(f"span {i} is empty or not text", row=number, column=column)
             if not isinstance(reason, str) or not reason.strip():
-                raise FormatError(f"span {i} has no reason (a justification is required)", row=number,
-                                  column=f"{prefix}_reason")
+                raise FormatError(
+                    f"span {i} has no reason (a justification is required)",
+                    row=number,
+                    column=f"{prefix}_reason",
+                )
             if target not in TARGETS:
-                raise FormatError(f"span {i}: {target!r} is not one of {', '.join(TARGETS)}", row=number,
-                                  column=f"{prefix}_label")
+                raise FormatError(
+                    f"span {i}: {target!r} is not one of {', '.join(TARGETS)}",
+                    row=number,
+                    column=f"{prefix}_label",
+                )
             if prefix == "reference_example" and not isinstance(ok, bool):
-                raise FormatError(f"span {i}: helpful must be True or False, got {ok!r}", row=number,
-                                  column=f"{prefix}_helpful")
+                raise FormatError(
+                    f"span {i}: helpful must be True or False, got {ok!r}",
+                    row=number,
+                    column=f"{prefix}_helpful",
+                )
             span = Span(category=prefix, text=text, reason=reason, label=target, helpful=ok)
             whole = span.whole_answer
             if whole is not None and (prefix != "incomplete_ans" or span.answer_position != whole):
-                raise FormatError(f"span {i}: {text!r} marks a whole answer, which only an incomplete_ans span "
-                                  f"labelled answer{whole} can do", row=number, column=column)
+                raise FormatError(
+                    f"span {i}: {text!r} marks a whole answer, which only an incomplete_ans span "
+                    f"labelled answer{whole} can do",
+                    row=number,
+                    column=column,
+                )
             if prefix == "ques_misconception" and not target.startswith("question"):
-                raise FormatError(f"span {i}: a question misconception must be on the question, not {target}",
-                                  row=number, column=f"{prefix}_label")
+                raise FormatError(
+                    f"span {i}: a question misconception must be on the question, not {target}",
+                    row=number,
+                    column=f"{prefix}_label",
+                )
             if prefix != "ques_misconception" and not target.startswith("answer"):
-                raise FormatError(f"span {i}: a {prefix} span must be on an answer, not {target}", row=number,
-                                  column=f"{prefix}_label")
+                raise FormatError(
+                    f"span {i}: a {prefix} span must be on an answer, not {target}",
+                    row=number,
+                    column=f"{prefix}_label",
+                )
             row.spans.append(span)
+    if (row.spans or row.preference) and not row.annotator.strip():
+        raise FormatError(
+            "spans and preferences need the annotator who made them", row=number, column="annotator"
+        )
     return row
 
 
@@ -214,11 +241,15 @@ def read(stream: IO[str]) -> Iterator[Row | FormatError]:
         header = next(reader)
     except StopIteration:
         raise FormatError("the file is empty") from None
-    except (csv.Error, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"the file is not UTF-8 text (byte {exc.start} of the first line)") from None
+    except csv.Error as exc:
         raise FormatError(f"not a tab-separated text file: {exc}") from None
     if len(header) == 1 and ("," in header[0] or header[0].lstrip().startswith(("{", "["))):
-        raise FormatError("the header has no tabs: this looks like a comma-separated or JSON file, and "
-                          "HaluQuestQA files are tab-separated")
+        raise FormatError(
+            "the header has no tabs: this looks like a comma-separated or JSON file, and "
+            "HaluQuestQA files are tab-separated"
+        )
     missing = [c for c in COLUMNS[1:] if c not in header]
     unknown = [c for c in header[1:] if c not in COLUMNS]
     if missing or header[0] != "":
@@ -237,7 +268,9 @@ def read(stream: IO[str]) -> Iterator[Row | FormatError]:
             cells = next(reader)
         except StopIteration:
             return
-        except (csv.Error, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError:
+            raise FormatError(f"the file is not UTF-8 text after data row {number}") from None
+        except csv.Error as exc:
             raise FormatError(f"unreadable line after data row {number}: {exc}") from None
         number += 1
         if len(cells) != len(header):
@@ -321,7 +354,9 @@ def scores(row: Row) -> dict[str, str]:
         total = len(sentences(row.answer_texts[position - 1]))
         overall = 0.0
         for name, prefix in _SENTENCE_SCORES.items():
-            errors = sum(total if s.whole_answer else len(sentences(s.text)) for s in mine if s.category == prefix)
+            errors = sum(
+                total if s.whole_answer else len(sentences(s.text)) for s in mine if s.category == prefix
+            )
             value = 1 - errors / total if total else 0.0
             result[f"{name}_{kind}_score"] = _number(value)
             overall += value  # the sum of unrounded parts, rounded once

@@ -1,0 +1,55 @@
+"""Export a project as a dataset file (streamed; a failed export never leaves half a file)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.errors import ApplicationError
+from annotation.models import Project
+from annotation.services.datasets import EXPORTERS, dataset_export
+
+
+class Command(BaseCommand):
+    help = "Export a project in a dataset format, streamed ('-' writes to standard output)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--format", required=True, choices=sorted(EXPORTERS))
+        parser.add_argument("--project", required=True, help="The project's slug.")
+        parser.add_argument("--output", required=True, help="The file to write, or '-' for standard output.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        project = Project.objects.filter(slug=options["project"]).first()
+        if project is None:
+            raise CommandError(f"No project with slug {options['project']!r}.")
+        try:
+            chunks = dataset_export(format=options["format"], project=project)
+            if options["output"] == "-":
+                for chunk in chunks:
+                    self.stdout.write(chunk, ending="")
+                return
+            # Write next to the target and rename at the end: a failed export never leaves half a file.
+            target = os.path.abspath(options["output"])
+            directory = os.path.dirname(target)
+            if not os.path.isdir(directory):
+                raise CommandError(f"No directory {directory}.")
+            fd, partial = tempfile.mkstemp(dir=directory, prefix=".export-", suffix=".partial")
+            rows = -1
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+                    for chunk in chunks:
+                        out.write(chunk)
+                        rows += 1
+                os.replace(partial, target)
+            except BaseException:
+                os.unlink(partial)
+                raise
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from None
+        self.stdout.write(self.style.SUCCESS(f"Wrote {rows} rows to {target}."), ending="\n")
+        if sys.stderr.isatty():
+            sys.stderr.flush()

@@ -1,0 +1,405 @@
+"""Datasets in and out: map the plain rows of ``factcheck.formats`` to models and back.
+
+Imports are all or nothing unless ``skip_bad_rows``; importing the same file twice adds nothing (rows are
+matched on the dataset's own ids). Exports stream: rows are produced a batch of questions at a time.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import IO, Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Prefetch
+
+from annotation.choices import AnswerKind, ErrorCategory, Role, Source, SpanLocation
+from annotation.errors import ApplicationError
+from annotation.factcheck.formats import FormatError
+from annotation.factcheck.formats import haluquestqa as hq
+from annotation.factcheck.text import locate
+from annotation.models import Answer, ErrorSpan, Membership, Preference, Project, Question
+from annotation.services.audit import audit_record
+
+BATCH = 500
+
+HQ_CATEGORIES = {
+    "ques_misconception": ErrorCategory.QUESTION_MISCONCEPTION,
+    "factuality": ErrorCategory.FACTUALITY,
+    "irrelevance": ErrorCategory.RELEVANCE,
+    "incomplete_ans": ErrorCategory.COMPLETENESS,
+    "reference_example": ErrorCategory.REFERENCES,
+}
+HQ_PREFIX = {category: prefix for prefix, category in HQ_CATEGORIES.items()}
+HQ_KINDS = {"human_answer": AnswerKind.HUMAN, "model_answer": AnswerKind.MODEL}
+HQ_LABELS = {AnswerKind.HUMAN: "human_answer", AnswerKind.MODEL: "model_answer"}
+
+
+class ImportFailed(ApplicationError):
+    """The file could not be imported; nothing was written. ``extra`` holds the report."""
+
+    default_code = "import_failed"
+
+
+@dataclass
+class ImportReport:
+    format: str
+    rows: int = 0
+    imported: int = 0
+    already_present: int = 0
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    spans_exact: int = 0
+    spans_loose: int = 0
+    spans_unlocated: int = 0
+    spans_whole_answer: int = 0
+    preferences: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "rows": self.rows,
+            "imported": self.imported,
+            "already_present": self.already_present,
+            "skipped": self.skipped,
+            "spans": {
+                "exact": self.spans_exact,
+                "loose": self.spans_loose,
+                "unlocated": self.spans_unlocated,
+                "whole_answer": self.spans_whole_answer,
+            },
+            "preferences": self.preferences,
+        }
+
+    def summary(self) -> str:
+        return (
+            f"{self.rows} rows: {self.imported} imported, {self.already_present} already present, "
+            f"{len(self.skipped)} skipped. Spans located exactly {self.spans_exact}, loosely "
+            f"{self.spans_loose}, not at all {self.spans_unlocated}; whole-answer {self.spans_whole_answer}. "
+            f"Preferences {self.preferences}."
+        )
+
+
+def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+# --- Dataset annotators -----------------------------------------------------------------------------
+
+
+def dataset_username(dataset_id: str, dataset: str) -> str:
+    """The account that stands for a dataset's annotator id (it cannot log in)."""
+    return f"{dataset_id}@{dataset}"
+
+
+def dataset_annotator_id(username: str, dataset: str) -> str:
+    suffix = f"@{dataset}"
+    return username[: -len(suffix)] if username.endswith(suffix) else username
+
+
+def _dataset_users(project: Project, ids: set[str], dataset: str, cache: dict[str, Any]) -> None:
+    """Fill ``cache`` with an account per dataset annotator id, each an annotator of ``project``."""
+    User = get_user_model()
+    wanted = {dataset_username(i, dataset): i for i in ids if i not in cache}
+    if not wanted:
+        return
+    found = {u.username: u for u in User.objects.filter(username__in=wanted)}
+    for username in wanted.keys() - found.keys():
+        user = User(username=username, is_active=True)
+        user.set_unusable_password()  # who-said-what is kept; nobody logs in as a dataset annotator
+        user.save()
+        found[username] = user
+    members = set(
+        Membership.objects.filter(project=project, user__in=found.values()).values_list("user_id", flat=True)
+    )
+    Membership.objects.bulk_create(
+        Membership(project=project, user=user, role=Role.ANNOTATOR)
+        for user in found.values()
+        if user.pk not in members
+    )
+    for username, user in found.items():
+        cache[wanted[username]] = user
+
+
+# --- HaluQuestQA --------------------------------------------------------------------------------------
+
+
+def _hq_span(
+    row: hq.Row,
+    span: hq.Span,
+    order: int,
+    question: Question,
+    answers: dict[int, Answer],
+    annotator: Any,
+    report: ImportReport,
+) -> ErrorSpan:
+    metadata: dict[str, Any] = {"dataset_index": order}
+    category = HQ_CATEGORIES[span.category]
+    if span.answer_position is None:
+        target_question, target_answer, text = question, None, row.question_text
+        metadata["dataset_label"] = span.label
+    else:
+        target_question, target_answer = None, answers[span.answer_position]
+        text = target_answer.text
+    start = end = None
+    whole = span.whole_answer is not None
+    if whole:
+        location, quote = SpanLocation.EXACT, ""
+        metadata["dataset_text"] = span.text
+        report.spans_whole_answer += 1
+    else:
+        found = locate(text, span.text)
+        if found is None:
+            location, quote = SpanLocation.UNLOCATED, span.text
+            report.spans_unlocated += 1
+        else:
+            start, end, how = found
+            quote = text[start:end]
+            location = SpanLocation.EXACT if how == "exact" else SpanLocation.LOOSE
+            if quote != span.text:
+                metadata["dataset_text"] = span.text
+            if how == "exact":
+                report.spans_exact += 1
+            else:
+                report.spans_loose += 1
+    return ErrorSpan(
+        question=target_question,
+        answer=target_answer,
+        start=start,
+        end=end,
+        quote=quote,
+        location=location,
+        category=category,
+        justification=span.reason,
+        helpful=span.helpful if category == ErrorCategory.REFERENCES else None,
+        whole_answer=whole,
+        source=Source.HUMAN,
+        annotator=annotator,
+        metadata=metadata,
+    )
+
+
+def _hq_import_batch(
+    project: Project, rows: list[hq.Row], users: dict[str, Any], report: ImportReport
+) -> None:
+    existing = set(
+        Question.objects.filter(project=project, external_id__in=[r.index for r in rows]).values_list(
+            "external_id", flat=True
+        )
+    )
+    new = [r for r in rows if r.index not in existing]
+    report.already_present += len(rows) - len(new)
+    if not new:
+        return
+    _dataset_users(project, {r.annotator for r in new if r.annotator}, "haluquestqa", users)
+    questions = Question.objects.bulk_create(
+        Question(
+            project=project,
+            external_id=r.index,
+            text=r.question_text,
+            category=r.category,
+            source_file=r.source_file,
+            metadata={"format": "haluquestqa", "ques_start": r.ques_start, "ans_start": r.ans_start},
+        )
+        for r in new
+    )
+    answers = Answer.objects.bulk_create(
+        Answer(question=q, position=p, text=r.answer_texts[p - 1], kind=HQ_KINDS[r.answer_labels[p - 1]])
+        for r, q in zip(new, questions, strict=True)
+        for p in (1, 2)
+    )
+    spans: list[ErrorSpan] = []
+    preferences: list[Preference] = []
+    for i, (row, question) in enumerate(zip(new, questions, strict=True)):
+        by_position = {1: answers[2 * i], 2: answers[2 * i + 1]}
+        annotator = users.get(row.annotator)
+        orders: dict[str, int] = {}
+        for span in row.spans:
+            order = orders[span.category] = orders.get(span.category, -1) + 1
+            spans.append(_hq_span(row, span, order, question, by_position, annotator, report))
+        if row.preference:
+            preferences.append(
+                Preference(
+                    question=question,
+                    annotator=annotator,
+                    reason=row.preference_reason,
+                    preferred_answer=by_position[int(row.preference[-1])],
+                )
+            )
+    ErrorSpan.objects.bulk_create(spans, batch_size=BATCH)
+    Preference.objects.bulk_create(preferences, batch_size=BATCH)
+    report.preferences += len(preferences)
+    report.imported += len(new)
+
+
+def haluquestqa_import(
+    *,
+    project: Project,
+    stream: IO[str],
+    actor: Any = None,
+    skip_bad_rows: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Import a HaluQuestQA file into ``project`` in one transaction.
+
+    A bad row aborts the whole import (ImportFailed, nothing written) unless ``skip_bad_rows``, in which
+    case it is reported in ``report.skipped`` and the other rows are imported.
+    """
+    report = ImportReport(format="haluquestqa")
+    users: dict[str, Any] = {}
+    seen: set[str] = set()
+
+    def good_rows() -> Iterator[hq.Row]:
+        for item in hq.read(stream):
+            report.rows += 1
+            if isinstance(item, hq.Row) and item.index in seen:
+                item = FormatError(
+                    f"index {item.index!r} appears twice in the file", row=report.rows, column=""
+                )
+            if isinstance(item, FormatError):
+                if not skip_bad_rows:
+                    raise ImportFailed(f"Nothing was imported: {item}", extra={"errors": [item.as_dict()]})
+                report.skipped.append(item.as_dict())
+                continue
+            seen.add(item.index)
+            yield item
+
+    try:
+        with transaction.atomic():
+            for batch in _batches(good_rows(), BATCH):
+                _hq_import_batch(project, batch, users, report)
+                if progress:
+                    progress(report.rows)
+            audit_record(
+                actor=actor, action="dataset.import", obj=project, project=project, after=report.as_dict()
+            )
+    except FormatError as exc:  # the file as a whole is not this format
+        raise ImportFailed(f"Nothing was imported: {exc}", extra={"errors": [exc.as_dict()]}) from None
+    return report
+
+
+def _hq_rows(project: Project) -> Iterator[hq.Row]:
+    human_spans = ErrorSpan.objects.filter(source=Source.HUMAN).select_related("annotator")
+    questions = (
+        Question.objects.filter(project=project)
+        .order_by("id")
+        .prefetch_related(
+            Prefetch("answers", queryset=Answer.objects.order_by("position", "id")),
+            Prefetch("spans", queryset=human_spans, to_attr="human_spans"),
+            Prefetch("answers__spans", queryset=human_spans, to_attr="human_spans"),
+            Prefetch("preferences", queryset=Preference.objects.select_related("annotator")),
+        )
+    )
+    for question in questions.iterator(chunk_size=BATCH):
+        answers = [a for a in question.answers.all() if a.position in (1, 2)]
+        if len(answers) != 2 or {a.kind for a in answers} != {AnswerKind.HUMAN, AnswerKind.MODEL}:
+            continue  # not a human/model pair: HaluQuestQA has no place for it
+        spans = list(question.human_spans) + [s for a in answers for s in a.human_spans]
+        preferences = list(question.preferences.all())
+        annotators = {s.annotator for s in spans} | {p.annotator for p in preferences}
+        for annotator in sorted(annotators, key=lambda u: u.username) or [None]:
+            yield _hq_row(question, answers, spans, preferences, annotator)
+
+
+def _hq_row(
+    question: Question,
+    answers: list[Answer],
+    spans: list[ErrorSpan],
+    preferences: list[Preference],
+    annotator: Any,
+) -> hq.Row:
+    position = {a.pk: a.position for a in answers}
+    mine = [s for s in spans if s.annotator == annotator]
+    prefix_order = {prefix: i for i, prefix in enumerate(hq.CATEGORY_PREFIXES)}
+    mine.sort(key=lambda s: (prefix_order[HQ_PREFIX[s.category]], s.metadata.get("dataset_index", 0), s.pk))
+    out_spans = []
+    for s in mine:
+        if s.question_id:
+            label = s.metadata.get("dataset_label", "question1")
+            text = s.metadata.get("dataset_text", s.quote)
+        else:
+            label = f"answer{position[s.answer_id]}"
+            default = f"ANSWER{position[s.answer_id]}" if s.whole_answer else s.quote
+            text = s.metadata.get("dataset_text", default)
+        out_spans.append(
+            hq.Span(
+                category=HQ_PREFIX[s.category],
+                text=text,
+                reason=s.justification,
+                label=label,
+                helpful=s.helpful,
+            )
+        )
+    preference = next((p for p in preferences if p.annotator == annotator), None)
+    metadata = question.metadata or {}
+    return hq.Row(
+        index=question.external_id or str(question.pk),
+        source_file=question.source_file,
+        annotator=dataset_annotator_id(annotator.username, "haluquestqa") if annotator else "",
+        category=question.category,
+        question_text=question.text,
+        answer_texts=(answers[0].text, answers[1].text),
+        answer_labels=(HQ_LABELS[answers[0].kind], HQ_LABELS[answers[1].kind]),
+        spans=out_spans,
+        ques_start=metadata.get("ques_start", ""),
+        ans_start=metadata.get("ans_start", ""),
+        preference=f"Answer {position[preference.preferred_answer_id]}" if preference else "",
+        preference_reason=preference.reason if preference else "",
+    )
+
+
+class _Line(io.StringIO):
+    """A write target that hands back what was written since the last read."""
+
+    def take(self) -> str:
+        value = self.getvalue()
+        self.seek(0)
+        self.truncate()
+        return value
+
+
+def haluquestqa_export(*, project: Project) -> Iterator[str]:
+    """The project as a HaluQuestQA file, in chunks of text; scores recomputed from the data."""
+    buffer = _Line(newline="")
+    out: csv.writer = hq.writer(buffer)
+    out.writerow(hq.COLUMNS)
+    yield buffer.take()
+    for row in _hq_rows(project):
+        out.writerow(hq.cells(row, hq.scores(row)))
+        yield buffer.take()
+
+
+# --- Registry -----------------------------------------------------------------------------------------
+
+IMPORTERS: dict[str, Callable[..., ImportReport]] = {"haluquestqa": haluquestqa_import}
+EXPORTERS: dict[str, Callable[..., Iterator[str]]] = {"haluquestqa": haluquestqa_export}
+CONTENT_TYPES = {"haluquestqa": ("text/tab-separated-values", "tsv")}
+
+
+def dataset_import(
+    *,
+    format: str,
+    project: Project,
+    stream: IO[str],
+    actor: Any = None,
+    skip_bad_rows: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    if format not in IMPORTERS:
+        raise ImportFailed(f"Unknown import format {format!r}; use one of: {', '.join(IMPORTERS)}.")
+    return IMPORTERS[format](
+        project=project, stream=stream, actor=actor, skip_bad_rows=skip_bad_rows, progress=progress
+    )
+
+
+def dataset_export(*, format: str, project: Project) -> Iterator[str]:
+    if format not in EXPORTERS:
+        raise ApplicationError(
+            f"Unknown export format {format!r}; use one of: {', '.join(EXPORTERS)}.", code="unknown_format"
+        )
+    return EXPORTERS[format](project=project)
