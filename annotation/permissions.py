@@ -59,6 +59,11 @@ def can_manage(role: str | None) -> bool:
     return role == Role.MANAGER
 
 
+def can_export(role: str | None, project: Project) -> bool:
+    """Exports hold everyone's work: reviewers and managers, or any member when the project is not blind."""
+    return sees_others_work(role, project)
+
+
 def _project_sets(user: User) -> tuple[QuerySet, QuerySet]:
     """(projects the user is in, projects where the user sees everyone's work), as subqueries."""
     if user.is_superuser:

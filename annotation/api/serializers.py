@@ -10,6 +10,7 @@ from rest_framework import serializers
 from annotation import permissions
 from annotation.choices import Role
 from annotation.models import Answer, Atom, ErrorSpan, Preference, Project, Question, Run, Verdict
+from annotation.services.datasets import IMPORTERS
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -267,3 +268,21 @@ class ErrorSerializer(serializers.Serializer):
     message = serializers.CharField()
     code = serializers.CharField()
     extra = serializers.DictField()
+
+
+class ImportInputSerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=sorted(IMPORTERS))
+    file = serializers.FileField()
+    skip_bad_rows = serializers.BooleanField(required=False, default=False)
+
+
+class ImportReportSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    rows = serializers.IntegerField()
+    imported = serializers.IntegerField()
+    already_present = serializers.IntegerField()
+    skipped = serializers.ListField(child=serializers.DictField(), help_text="{row, column, message} each.")
+    spans = serializers.DictField(
+        child=serializers.IntegerField(), help_text="exact, loose, unlocated, whole_answer"
+    )
+    preferences = serializers.IntegerField()

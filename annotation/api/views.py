@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation import permissions, selectors, services
 from annotation.api import serializers as s
-from annotation.errors import ValidationFailed
+from annotation.errors import NotFound, ValidationFailed
+from annotation.models import Run
+from annotation.services.datasets import EXPORTERS, export_response
 
 
 def _int_param(request: Request, name: str) -> int | None:
@@ -56,6 +62,43 @@ class ProjectViewSet(_ReadViewSet):
 
     def get_queryset(self) -> Any:
         return selectors.project_list(user=self.request.user)
+
+    @extend_schema(
+        summary="Import a dataset file (managers)",
+        description="Small files are imported at once (200, the report); large ones by a worker "
+        "(202, the run: "
+        "poll /api/runs/{id}/, whose result holds the report). All or nothing unless skip_bad_rows.",
+        request={"multipart/form-data": s.ImportInputSerializer},
+        responses={200: s.ImportReportSerializer, 202: s.RunSerializer, 400: s.ErrorSerializer},
+    )
+    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser], url_path="imports")
+    def imports(self, request: Request, pk: str | None = None) -> Response:
+        project = self.get_object()
+        data = s.ImportInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = services.dataset_import_upload(
+            actor=request.user,
+            project=project,
+            format=data.validated_data["format"],
+            upload=data.validated_data["file"],
+            skip_bad_rows=data.validated_data["skip_bad_rows"],
+        )
+        if isinstance(result, Run):
+            return Response(s.RunSerializer(result).data, status=status.HTTP_202_ACCEPTED)
+        return Response(result.as_dict())
+
+    @extend_schema(
+        summary="Download the project in a dataset format (streamed; reviewers and managers)",
+        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, enum=sorted(EXPORTERS))],
+        responses={(200, "text/tab-separated-values"): OpenApiTypes.STR, 404: s.ErrorSerializer},
+    )
+    @action(detail=True, methods=["get"], url_path=r"export/(?P<name>[a-z-]+)")
+    def export(self, request: Request, pk: str | None = None, name: str = "") -> StreamingHttpResponse:
+        project = self.get_object()
+        if name not in EXPORTERS:
+            raise NotFound(f"No export format {name!r}; use one of: {', '.join(sorted(EXPORTERS))}.")
+        chunks = services.dataset_export_for(actor=request.user, project=project, format=name)
+        return export_response(chunks, project=project, format=name)
 
 
 @extend_schema_view(

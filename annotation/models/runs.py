@@ -28,6 +28,9 @@ class Run(models.Model):
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
     error = models.TextField(blank=True)
+    result = models.JSONField(
+        default=dict, blank=True, help_text="What the run produced, e.g. an import report."
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )

@@ -1,6 +1,7 @@
 """Every write goes through a function here: one transaction, validated, audited."""
 
 from .audit import audit_record
+from .datasets import dataset_export, dataset_export_for, dataset_import, dataset_import_upload
 from .memberships import membership_remove, membership_set
 from .preferences import preference_delete, preference_set
 from .projects import (
@@ -14,6 +15,10 @@ from .verdicts import verdict_delete_human, verdict_set_human
 
 __all__ = [
     "audit_record",
+    "dataset_export",
+    "dataset_export_for",
+    "dataset_import",
+    "dataset_import_upload",
     "membership_remove",
     "membership_set",
     "preference_delete",

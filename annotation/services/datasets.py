@@ -8,21 +8,35 @@ from __future__ import annotations
 
 import csv
 import io
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
 from typing import IO, Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Prefetch
+from django.http import StreamingHttpResponse
+from django.utils import timezone
 
-from annotation.choices import AnswerKind, ErrorCategory, Role, Source, SpanLocation
-from annotation.errors import ApplicationError
+from annotation.choices import (
+    FINISHED_RUN_STATUSES,
+    AnswerKind,
+    ErrorCategory,
+    Role,
+    RunKind,
+    RunStatus,
+    Source,
+    SpanLocation,
+)
+from annotation.errors import ApplicationError, Forbidden, NotFound, ValidationFailed
 from annotation.factcheck.formats import FormatError
 from annotation.factcheck.formats import haluquestqa as hq
 from annotation.factcheck.text import locate
-from annotation.models import Answer, ErrorSpan, Membership, Preference, Project, Question
+from annotation.models import Answer, ErrorSpan, Membership, Preference, Project, Question, Run
 from annotation.services.audit import audit_record
 
 BATCH = 500
@@ -381,6 +395,16 @@ EXPORTERS: dict[str, Callable[..., Iterator[str]]] = {"haluquestqa": haluquestqa
 CONTENT_TYPES = {"haluquestqa": ("text/tab-separated-values", "tsv")}
 
 
+def export_response(chunks: Iterator[str], *, project: Project, format: str) -> StreamingHttpResponse:
+    """A streamed download of an export, named after the project and format."""
+    content_type, extension = CONTENT_TYPES[format]
+    response = StreamingHttpResponse(
+        (chunk.encode("utf-8") for chunk in chunks), content_type=f"{content_type}; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{project.slug}-{format}.{extension}"'
+    return response
+
+
 def dataset_import(
     *,
     format: str,
@@ -403,3 +427,125 @@ def dataset_export(*, format: str, project: Project) -> Iterator[str]:
             f"Unknown export format {format!r}; use one of: {', '.join(EXPORTERS)}.", code="unknown_format"
         )
     return EXPORTERS[format](project=project)
+
+
+# --- Uploads: small files now, large ones as a background run ------------------------------------------
+
+PARSERS: dict[str, Callable[[IO[str]], Iterator[Any]]] = {"haluquestqa": hq.read}
+
+
+def _require_role(
+    *, actor: Any, project: Project, allowed: Callable[[str | None, Project], bool], what: str
+) -> None:
+    from annotation import permissions
+
+    role = permissions.role_for(actor, project)
+    if role is None:
+        raise NotFound("Not found.")
+    if not allowed(role, project):
+        raise Forbidden(f"Your role in this project ({role}) cannot {what}.")
+
+
+def dataset_export_for(*, actor: Any, project: Project, format: str) -> Iterator[str]:
+    """``dataset_export`` for a user who may see everyone's work in the project."""
+    from annotation import permissions
+
+    _require_role(actor=actor, project=project, allowed=permissions.can_export, what="export it")
+    return dataset_export(format=format, project=project)
+
+
+def dataset_import_upload(
+    *, actor: Any, project: Project, format: str, upload: Any, skip_bad_rows: bool = False
+) -> ImportReport | Run:
+    """Import an uploaded file: at once when it is small (the report), else as a background run (the Run)."""
+    from annotation import permissions
+
+    _require_role(
+        actor=actor,
+        project=project,
+        allowed=lambda role, _: permissions.can_manage(role),
+        what="import datasets",
+    )
+    if format not in IMPORTERS:
+        raise ValidationFailed.from_fields(
+            {"format": [f"Unknown format {format!r}; use one of: {', '.join(IMPORTERS)}."]}
+        )
+    if upload.size <= settings.DATASET_SYNC_IMPORT_MAX_BYTES:
+        stream = io.TextIOWrapper(upload.file, encoding="utf-8", newline="")
+        try:
+            return dataset_import(
+                format=format, project=project, stream=stream, actor=actor, skip_bad_rows=skip_bad_rows
+            )
+        except UnicodeDecodeError as exc:
+            raise ImportFailed(
+                f"Nothing was imported: the file is not UTF-8 text (byte {exc.start})."
+            ) from None
+    directory = Path(settings.DATASET_UPLOAD_DIR)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{uuid.uuid4().hex}.upload"
+    with path.open("wb") as out:
+        for chunk in upload.chunks():
+            out.write(chunk)
+    run = Run.objects.create(
+        project=project,
+        kind=RunKind.IMPORT,
+        method=format,
+        parameters={
+            "path": str(path),
+            "filename": upload.name,
+            "size": upload.size,
+            "skip_bad_rows": skip_bad_rows,
+        },
+        created_by=actor,
+    )
+    from annotation.tasks import dataset_import_task
+
+    transaction.on_commit(lambda: dataset_import_task.delay(run.pk))
+    return run
+
+
+def dataset_import_run(*, run_id: int) -> None:
+    """The background half of ``dataset_import_upload``. Safe to run again after a crash: the import
+    itself is one transaction, so a run that died while running starts over."""
+    run = Run.objects.filter(pk=run_id).select_related("project", "created_by").first()
+    if run is None or run.status in FINISHED_RUN_STATUSES:
+        return
+    path = Path(run.parameters["path"])
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, started_at=timezone.now(), items_done=0)
+    try:
+        # First pass, outside any transaction, so the run page can show how far reading has got.
+        with path.open(encoding="utf-8", newline="") as stream:
+            rows = 0
+            for _ in PARSERS[run.method](stream):
+                rows += 1
+                if rows % 1000 == 0:
+                    Run.objects.filter(pk=run.pk).update(items_done=rows)
+        Run.objects.filter(pk=run.pk).update(items_total=rows, items_done=rows)
+        with path.open(encoding="utf-8", newline="") as stream:
+            report = dataset_import(
+                format=run.method,
+                project=run.project,
+                stream=stream,
+                actor=run.created_by,
+                skip_bad_rows=run.parameters.get("skip_bad_rows", False),
+            )
+    except (ImportFailed, FormatError) as exc:
+        message = exc.message if isinstance(exc, ImportFailed) else f"Nothing was imported: {exc}"
+        extra = exc.extra if isinstance(exc, ImportFailed) else {"errors": [exc.as_dict()]}
+        Run.objects.filter(pk=run.pk).update(
+            status=RunStatus.FAILED, error=message, result=extra, finished_at=timezone.now()
+        )
+    except UnicodeDecodeError as exc:
+        Run.objects.filter(pk=run.pk).update(
+            status=RunStatus.FAILED,
+            finished_at=timezone.now(),
+            error=f"Nothing was imported: the file is not UTF-8 text (byte {exc.start}).",
+        )
+    else:
+        Run.objects.filter(pk=run.pk).update(
+            status=RunStatus.SUCCEEDED,
+            result=report.as_dict(),
+            items_failed=len(report.skipped),
+            finished_at=timezone.now(),
+        )
+    path.unlink(missing_ok=True)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
-from annotation import permissions, selectors
-from annotation.choices import Role
-from annotation.models import Membership, Question
+from annotation import permissions, selectors, services
+from annotation.choices import FINISHED_RUN_STATUSES, Role
+from annotation.errors import ApplicationError, Forbidden
+from annotation.models import Membership, Project, Question, Run
+from annotation.services.datasets import EXPORTERS, export_response
+from annotation.web.forms import ImportForm
 
 
 def project_list(request: HttpRequest) -> HttpResponse:
@@ -37,6 +42,9 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "page": page,
         "members": members,
         "hide_kind": role == Role.ANNOTATOR,
+        "import_form": ImportForm() if permissions.can_manage(role) else None,
+        "export_formats": sorted(EXPORTERS) if permissions.can_export(role, project) else [],
+        "runs": Run.objects.filter(project=project).order_by("-created_at")[:10],
     }
     template = "annotation/project_detail.html" + ("#question-table" if request.htmx else "")
     return render(request, template, context)
@@ -63,3 +71,58 @@ def question_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "hide_kind": role == Role.ANNOTATOR,
     }
     return render(request, "annotation/question_detail.html", context)
+
+
+def _project_for(request: HttpRequest, slug: str) -> tuple[Project, str | None]:
+    project = get_object_or_404(selectors.project_list(user=request.user), slug=slug)
+    return project, permissions.role_for(request.user, project)
+
+
+@require_POST
+def project_import(request: HttpRequest, slug: str) -> HttpResponse:
+    project, role = _project_for(request, slug)
+    if not permissions.can_manage(role):
+        raise PermissionDenied("Only managers import datasets.")
+    form = ImportForm(request.POST, request.FILES)
+    report = error = None
+    if form.is_valid():
+        try:
+            result = services.dataset_import_upload(
+                actor=request.user,
+                project=project,
+                format=form.cleaned_data["format"],
+                upload=form.cleaned_data["file"],
+                skip_bad_rows=form.cleaned_data["skip_bad_rows"],
+            )
+        except ApplicationError as exc:
+            error = exc
+        else:
+            if isinstance(result, Run):
+                return redirect("web:run-detail", slug=project.slug, pk=result.pk)
+            report = result.as_dict()
+    status = 200 if report else 400
+    return render(
+        request,
+        "annotation/import_result.html",
+        {"project": project, "form": form, "report": report, "error": error},
+        status=status,
+    )
+
+
+def project_export(request: HttpRequest, slug: str, format: str) -> StreamingHttpResponse:
+    project, _ = _project_for(request, slug)
+    if format not in EXPORTERS:
+        raise Http404("No such export format.")
+    try:
+        chunks = services.dataset_export_for(actor=request.user, project=project, format=format)
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+    return export_response(chunks, project=project, format=format)
+
+
+def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    project, role = _project_for(request, slug)
+    run = get_object_or_404(Run.objects.filter(project=project).select_related("created_by"), pk=pk)
+    context = {"project": project, "run": run, "finished": run.status in FINISHED_RUN_STATUSES}
+    template = "annotation/run_detail.html" + ("#run-status" if request.htmx else "")
+    return render(request, template, context)

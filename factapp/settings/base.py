@@ -228,6 +228,13 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 
+# Dataset uploads up to this size are imported during the request; larger ones by a worker, from this
+# folder (which web and workers must share).
+DATASET_SYNC_IMPORT_MAX_BYTES = env_int("DATASET_SYNC_IMPORT_MAX_BYTES", 2_000_000)
+DATASET_UPLOAD_DIR = Path(os.environ.get("DATASET_UPLOAD_DIR", VAR_DIR / "uploads"))
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5_000_000
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5_000_000
+
 # LLM endpoint: none configured means the offline backend.
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL") or os.environ.get("OPENAI_BASE_URL") or ""
 LLM_API_KEY = os.environ.get("LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
