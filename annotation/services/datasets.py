@@ -25,18 +25,21 @@ from django.utils import timezone
 from annotation.choices import (
     FINISHED_RUN_STATUSES,
     AnswerKind,
+    AtomOrigin,
     ErrorCategory,
     Role,
     RunKind,
     RunStatus,
     Source,
     SpanLocation,
+    VerdictLabel,
 )
 from annotation.errors import ApplicationError, Forbidden, NotFound, ValidationFailed
 from annotation.factcheck.formats import FormatError
 from annotation.factcheck.formats import haluquestqa as hq
+from annotation.factcheck.formats import wikievalfacts as wef
 from annotation.factcheck.text import locate
-from annotation.models import Answer, ErrorSpan, Membership, Preference, Project, Question, Run
+from annotation.models import Answer, Atom, ErrorSpan, Membership, Preference, Project, Question, Run, Verdict
 from annotation.services.audit import audit_record
 
 BATCH = 500
@@ -71,6 +74,7 @@ class ImportReport:
     spans_unlocated: int = 0
     spans_whole_answer: int = 0
     preferences: int = 0
+    verdicts: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -86,6 +90,7 @@ class ImportReport:
                 "whole_answer": self.spans_whole_answer,
             },
             "preferences": self.preferences,
+            "verdicts": self.verdicts,
         }
 
     def summary(self) -> str:
@@ -93,7 +98,7 @@ class ImportReport:
             f"{self.rows} rows: {self.imported} imported, {self.already_present} already present, "
             f"{len(self.skipped)} skipped. Spans located exactly {self.spans_exact}, loosely "
             f"{self.spans_loose}, not at all {self.spans_unlocated}; whole-answer {self.spans_whole_answer}. "
-            f"Preferences {self.preferences}."
+            f"Preferences {self.preferences}. Verdicts {self.verdicts}."
         )
 
 
@@ -251,6 +256,53 @@ def _hq_import_batch(
     report.imported += len(new)
 
 
+def _run_import(
+    *,
+    format: str,
+    project: Project,
+    items: Iterator[Any],
+    key: Callable[[Any], str],
+    batch: Callable[[Project, list[Any], dict[str, Any], ImportReport], None],
+    actor: Any,
+    skip_bad_rows: bool,
+    progress: Callable[[int], None] | None,
+) -> ImportReport:
+    """Import parsed rows in batches, in one transaction; a bad row aborts unless ``skip_bad_rows``."""
+    report = ImportReport(format=format)
+    users: dict[str, Any] = {}
+    seen: set[str] = set()
+
+    def good_rows() -> Iterator[Any]:
+        for item in items:
+            report.rows += 1
+            if not isinstance(item, FormatError) and key(item) in seen:
+                item = FormatError(f"id {key(item)!r} appears twice in the file", row=report.rows)
+            if isinstance(item, FormatError):
+                if not skip_bad_rows:
+                    raise ImportFailed(f"Nothing was imported: {item}", extra={"errors": [item.as_dict()]})
+                report.skipped.append(item.as_dict())
+                continue
+            seen.add(key(item))
+            yield item
+
+    try:
+        with transaction.atomic():
+            for rows in _batches(good_rows(), BATCH):
+                batch(project, rows, users, report)
+                if progress:
+                    progress(report.rows)
+            audit_record(
+                actor=actor, action="dataset.import", obj=project, project=project, after=report.as_dict()
+            )
+    except FormatError as exc:  # a fault that ends reading, e.g. a broken line
+        raise ImportFailed(f"Nothing was imported: {exc}", extra={"errors": [exc.as_dict()]}) from None
+    return report
+
+
+def _header_failed(exc: FormatError) -> ImportFailed:
+    return ImportFailed(f"Nothing was imported: {exc}", extra={"errors": [exc.as_dict()]})
+
+
 def haluquestqa_import(
     *,
     project: Project,
@@ -264,37 +316,16 @@ def haluquestqa_import(
     A bad row aborts the whole import (ImportFailed, nothing written) unless ``skip_bad_rows``, in which
     case it is reported in ``report.skipped`` and the other rows are imported.
     """
-    report = ImportReport(format="haluquestqa")
-    users: dict[str, Any] = {}
-    seen: set[str] = set()
-
-    def good_rows() -> Iterator[hq.Row]:
-        for item in hq.read(stream):
-            report.rows += 1
-            if isinstance(item, hq.Row) and item.index in seen:
-                item = FormatError(
-                    f"index {item.index!r} appears twice in the file", row=report.rows, column=""
-                )
-            if isinstance(item, FormatError):
-                if not skip_bad_rows:
-                    raise ImportFailed(f"Nothing was imported: {item}", extra={"errors": [item.as_dict()]})
-                report.skipped.append(item.as_dict())
-                continue
-            seen.add(item.index)
-            yield item
-
-    try:
-        with transaction.atomic():
-            for batch in _batches(good_rows(), BATCH):
-                _hq_import_batch(project, batch, users, report)
-                if progress:
-                    progress(report.rows)
-            audit_record(
-                actor=actor, action="dataset.import", obj=project, project=project, after=report.as_dict()
-            )
-    except FormatError as exc:  # the file as a whole is not this format
-        raise ImportFailed(f"Nothing was imported: {exc}", extra={"errors": [exc.as_dict()]}) from None
-    return report
+    return _run_import(
+        format="haluquestqa",
+        project=project,
+        items=hq.read(stream),
+        key=lambda r: r.index,
+        batch=_hq_import_batch,
+        actor=actor,
+        skip_bad_rows=skip_bad_rows,
+        progress=progress,
+    )
 
 
 def _hq_rows(project: Project) -> Iterator[hq.Row]:
@@ -377,7 +408,7 @@ class _Line(io.StringIO):
         return value
 
 
-def haluquestqa_export(*, project: Project) -> Iterator[str]:
+def haluquestqa_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
     """The project as a HaluQuestQA file, in chunks of text; scores recomputed from the data."""
     buffer = _Line(newline="")
     out: csv.writer = hq.writer(buffer)
@@ -388,11 +419,215 @@ def haluquestqa_export(*, project: Project) -> Iterator[str]:
         yield buffer.take()
 
 
+# --- WikiEvalFacts -----------------------------------------------------------------------------------
+
+WEF_KINDS = {
+    "answer": AnswerKind.REFERENCE,
+    "ungrounded_answer": AnswerKind.UNGROUNDED,
+    "poor_answer": AnswerKind.POOR,
+}
+WEF_COLUMNS = {kind: column for column, kind in WEF_KINDS.items()}
+WEF_LABELS = {"True": VerdictLabel.SUPPORTED, "False": VerdictLabel.NOT_SUPPORTED}
+
+
+def _wef_import_batch(
+    project: Project, rows: list[wef.Row], users: dict[str, Any], report: ImportReport
+) -> None:
+    existing = set(
+        Question.objects.filter(project=project, external_id__in=[r.unique_id for r in rows]).values_list(
+            "external_id", flat=True
+        )
+    )
+    new = [r for r in rows if r.unique_id not in existing]
+    report.already_present += len(rows) - len(new)
+    if not new:
+        return
+    _dataset_users(project, {"human"}, "wikievalfacts", users)
+    annotator = users["human"]
+    questions = Question.objects.bulk_create(
+        Question(
+            project=project,
+            external_id=r.unique_id,
+            text=r.question,
+            metadata={"format": "wikievalfacts", "extra": r.extra, "raw": r.raw, "columns": r.columns},
+        )
+        for r in new
+    )
+    answers = Answer.objects.bulk_create(
+        Answer(question=q, position=i, text=r.answers[column], kind=WEF_KINDS[column])
+        for r, q in zip(new, questions, strict=True)
+        for i, column in enumerate(wef.ANSWER_COLUMNS, 1)
+    )
+    by_row = [dict(zip(wef.ANSWER_COLUMNS, answers[3 * i : 3 * i + 3], strict=True)) for i in range(len(new))]
+    atoms = Atom.objects.bulk_create(
+        Atom(answer=by_row[i]["answer"], position=p, text=fact, origin=AtomOrigin.REFERENCE)
+        for i, r in enumerate(new)
+        for p, fact in enumerate(r.facts)
+    )
+    verdicts = []
+    atom_iter = iter(atoms)
+    for i, r in enumerate(new):
+        row_atoms = {fact: next(atom_iter) for fact in r.facts}
+        for column, verdicts_for_answer in r.human.items():
+            for fact, value in verdicts_for_answer.items():
+                verdicts.append(
+                    Verdict(
+                        atom=row_atoms[fact],
+                        target=by_row[i][column],
+                        source=Source.HUMAN,
+                        annotator=annotator,
+                        label=WEF_LABELS[value],
+                        raw_value=value,
+                    )
+                )
+    Verdict.objects.bulk_create(verdicts, batch_size=BATCH)
+    report.verdicts += len(verdicts)
+    report.imported += len(new)
+
+
+def wikievalfacts_import(
+    *,
+    project: Project,
+    stream: IO[str],
+    actor: Any = None,
+    skip_bad_rows: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Import a WikiEvalFacts CSV: three answers, reference facts and human verdicts per question."""
+    try:
+        header, items = wef.read(stream)
+    except FormatError as exc:
+        raise _header_failed(exc) from None
+
+    def with_columns(rows: Iterator[Any]) -> Iterator[Any]:
+        for row in rows:
+            if isinstance(row, wef.Row):
+                row.columns = header
+            yield row
+
+    return _run_import(
+        format="wikievalfacts",
+        project=project,
+        items=with_columns(items),
+        key=lambda r: r.unique_id,
+        batch=_wef_import_batch,
+        actor=actor,
+        skip_bad_rows=skip_bad_rows,
+        progress=progress,
+    )
+
+
+def _wef_value(verdict: Verdict) -> str:
+    """ "True" / "False" as the dataset writes a human verdict."""
+    if verdict.raw_value in wef.VALUES:
+        return verdict.raw_value
+    return "True" if verdict.label == VerdictLabel.SUPPORTED else "False"
+
+
+def _latest_human(verdicts: Iterable[Verdict]) -> dict[tuple[int, int], Verdict]:
+    """The most recent human verdict per (atom, target): experts' corrections win over the import."""
+    latest: dict[tuple[int, int], Verdict] = {}
+    for v in verdicts:
+        key = (v.atom_id, v.target_id)
+        if key not in latest or (v.updated_at, v.pk) > (latest[key].updated_at, latest[key].pk):
+            latest[key] = v
+    return latest
+
+
+def wikievalfacts_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """The project as a WikiEvalFacts CSV; with ``run``, that run's verdicts as added columns."""
+    questions = (
+        Question.objects.filter(project=project)
+        .order_by("id")
+        .prefetch_related(
+            Prefetch("answers", queryset=Answer.objects.order_by("position", "id")),
+            Prefetch(
+                "answers__atoms",
+                queryset=Atom.objects.filter(origin=AtomOrigin.REFERENCE, run__isnull=True).order_by(
+                    "position"
+                ),
+                to_attr="reference_atoms",
+            ),
+            Prefetch(
+                "answers__verdicts", queryset=Verdict.objects.filter(source=Source.HUMAN), to_attr="human"
+            ),
+            Prefetch(
+                "answers__verdicts",
+                queryset=Verdict.objects.filter(run=run) if run else Verdict.objects.none(),
+                to_attr="of_run",
+            ),
+        )
+    )
+    first = questions.filter(metadata__format="wikievalfacts").first()
+    header = (first.metadata.get("columns") if first else None) or list(wef.COLUMNS)
+    added = (
+        [
+            f"{run.method}_evaluated_facts_{run.model_name or run.endpoint or 'model'}_{c}"
+            for c in wef.ANSWER_COLUMNS
+        ]
+        if run
+        else []
+    )
+    buffer = _Line(newline="")
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow([*header, *added])
+    yield buffer.take()
+    for question in questions.iterator(chunk_size=BATCH):
+        by_kind = {a.kind: a for a in question.answers.all()}
+        if set(WEF_COLUMNS) - by_kind.keys():
+            continue  # not a reference / ungrounded / poor triple
+        reference = by_kind[AnswerKind.REFERENCE]
+        atoms = list(reference.reference_atoms)
+        human = _latest_human(v for a in by_kind.values() for v in a.human)
+        metadata = question.metadata or {}
+        row = wef.Row(
+            unique_id=question.external_id or str(question.pk),
+            question=question.text,
+            answers={WEF_COLUMNS[k]: by_kind[k].text for k in WEF_COLUMNS},
+            facts=[a.text for a in atoms],
+            human={
+                WEF_COLUMNS[kind]: {
+                    atom.text: _wef_value(human[(atom.pk, by_kind[kind].pk)])
+                    for atom in atoms
+                    if (atom.pk, by_kind[kind].pk) in human
+                }
+                for kind in WEF_COLUMNS
+            },
+            extra=metadata.get("extra", {}),
+            raw=metadata.get("raw", {}),
+        )
+        cells = wef.cells(row, header)
+        if run:
+            of_run = {(v.atom_id, v.target_id): v for a in by_kind.values() for v in a.of_run}
+            for kind in WEF_COLUMNS:
+                target = by_kind[kind]
+                found = {
+                    atom.text: (
+                        of_run[(atom.pk, target.pk)].raw_value
+                        if of_run[(atom.pk, target.pk)].valid
+                        else "N/A"
+                    )
+                    for atom in atoms
+                    if (atom.pk, target.pk) in of_run
+                }
+                cells.append(repr(found) if found else "")
+        out.writerow(cells)
+        yield buffer.take()
+
+
 # --- Registry -----------------------------------------------------------------------------------------
 
-IMPORTERS: dict[str, Callable[..., ImportReport]] = {"haluquestqa": haluquestqa_import}
-EXPORTERS: dict[str, Callable[..., Iterator[str]]] = {"haluquestqa": haluquestqa_export}
-CONTENT_TYPES = {"haluquestqa": ("text/tab-separated-values", "tsv")}
+IMPORTERS: dict[str, Callable[..., ImportReport]] = {
+    "haluquestqa": haluquestqa_import,
+    "wikievalfacts": wikievalfacts_import,
+}
+EXPORTERS: dict[str, Callable[..., Iterator[str]]] = {
+    "haluquestqa": haluquestqa_export,
+    "wikievalfacts": wikievalfacts_export,
+}
+#: Exports that can add a run's verdicts (``--run``).
+RUN_EXPORTS = {"wikievalfacts"}
+CONTENT_TYPES = {"haluquestqa": ("text/tab-separated-values", "tsv"), "wikievalfacts": ("text/csv", "csv")}
 
 
 def export_response(chunks: Iterator[str], *, project: Project, format: str) -> StreamingHttpResponse:
@@ -421,17 +656,30 @@ def dataset_import(
     )
 
 
-def dataset_export(*, format: str, project: Project) -> Iterator[str]:
+def dataset_export(*, format: str, project: Project, run: Run | None = None) -> Iterator[str]:
+    """``project`` in ``format`` as chunks of text; with ``run``, that run's output as well."""
     if format not in EXPORTERS:
         raise ApplicationError(
             f"Unknown export format {format!r}; use one of: {', '.join(EXPORTERS)}.", code="unknown_format"
         )
-    return EXPORTERS[format](project=project)
+    if run is not None:
+        if run.project_id != project.pk:
+            raise NotFound(f"Run {run.pk} is not a run of project {project.slug}.")
+        if format not in RUN_EXPORTS:
+            raise ApplicationError(
+                f"The {format} format has no place for a run's output; --run works with: "
+                f"{', '.join(sorted(RUN_EXPORTS))}.",
+                code="run_not_supported",
+            )
+    return EXPORTERS[format](project=project, run=run)
 
 
 # --- Uploads: small files now, large ones as a background run ------------------------------------------
 
-PARSERS: dict[str, Callable[[IO[str]], Iterator[Any]]] = {"haluquestqa": hq.read}
+PARSERS: dict[str, Callable[[IO[str]], Iterator[Any]]] = {
+    "haluquestqa": hq.read,
+    "wikievalfacts": lambda stream: wef.read(stream)[1],
+}
 
 
 def _require_role(
@@ -446,12 +694,12 @@ def _require_role(
         raise Forbidden(f"Your role in this project ({role}) cannot {what}.")
 
 
-def dataset_export_for(*, actor: Any, project: Project, format: str) -> Iterator[str]:
+def dataset_export_for(*, actor: Any, project: Project, format: str, run: Run | None = None) -> Iterator[str]:
     """``dataset_export`` for a user who may see everyone's work in the project."""
     from annotation import permissions
 
     _require_role(actor=actor, project=project, allowed=permissions.can_export, what="export it")
-    return dataset_export(format=format, project=project)
+    return dataset_export(format=format, project=project, run=run)
 
 
 def dataset_import_upload(

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import ApplicationError
-from annotation.models import Project
+from annotation.models import Project, Run
 from annotation.services.datasets import EXPORTERS, dataset_export
 
 
@@ -21,13 +21,21 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, choices=sorted(EXPORTERS))
         parser.add_argument("--project", required=True, help="The project's slug.")
         parser.add_argument("--output", required=True, help="The file to write, or '-' for standard output.")
+        parser.add_argument(
+            "--run", type=int, help="Add this run's verdicts (formats that have a place for them)."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         project = Project.objects.filter(slug=options["project"]).first()
         if project is None:
             raise CommandError(f"No project with slug {options['project']!r}.")
+        run = None
+        if options["run"] is not None:
+            run = Run.objects.filter(pk=options["run"], project=project).first()
+            if run is None:
+                raise CommandError(f"No run {options['run']} in project {project.slug}.")
         try:
-            chunks = dataset_export(format=options["format"], project=project)
+            chunks = dataset_export(format=options["format"], project=project, run=run)
             if options["output"] == "-":
                 for chunk in chunks:
                     self.stdout.write(chunk, ending="")
