@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from annotation.choices import (
     VerdictLabel,
 )
 from annotation.errors import ApplicationError, Forbidden, NotFound, ValidationFailed
-from annotation.factcheck.formats import FormatError
+from annotation.factcheck.formats import FormatError, feedback, pairs
 from annotation.factcheck.formats import haluquestqa as hq
 from annotation.factcheck.formats import wikievalfacts as wef
 from annotation.factcheck.text import locate
@@ -615,6 +616,84 @@ def wikievalfacts_export(*, project: Project, run: Run | None = None) -> Iterato
         yield buffer.take()
 
 
+# --- Preference pairs and feedback-training data (export only) ---------------------------------------
+
+
+def _pairs(project: Project) -> Iterator[pairs.Pair]:
+    """One pair per preference on a question with exactly two answers, in question and annotator order."""
+    preferences = (
+        Preference.objects.filter(question__project=project)
+        .select_related("question", "annotator", "preferred_answer")
+        .order_by("question_id", "annotator__username", "id")
+    )
+    answers = Prefetch("question__answers", queryset=Answer.objects.order_by("position", "id"))
+    for preference in preferences.prefetch_related(answers).iterator(chunk_size=BATCH):
+        others = [a for a in preference.question.answers.all() if a.pk != preference.preferred_answer_id]
+        if len(others) != 1:
+            continue
+        yield pairs.Pair(
+            source_file=preference.question.source_file,
+            question=preference.question.text,
+            chosen=preference.preferred_answer.text,
+            rejected=others[0].text,
+        )
+
+
+def preference_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """Preference pairs as the TSV the HaluQuestQA authors derived for preference training."""
+    buffer = _Line(newline="")
+    out = hq.writer(buffer)
+    out.writerow(pairs.COLUMNS)
+    yield buffer.take()
+    for index, pair in enumerate(_pairs(project)):
+        out.writerow(pairs.tsv_cells(index, pair))
+        yield buffer.take()
+
+
+def preference_jsonl_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """Preference pairs as JSONL: {"prompt", "chosen", "rejected"} per line."""
+    for pair in _pairs(project):
+        yield pairs.jsonl_line(pair)
+
+
+def feedback_training_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """A JSON array of {"instruction", "input", "output"}: one example per (answer, annotator) with
+    located completeness spans. Whole-answer and unlocated spans point at no sentence and are left out."""
+    spans = (
+        ErrorSpan.objects.filter(
+            answer__question__project=project,
+            source=Source.HUMAN,
+            category=ErrorCategory.COMPLETENESS,
+            start__isnull=False,
+        )
+        .select_related("answer__question")
+        .order_by("answer__question_id", "answer__position", "answer_id", "annotator_id", "start", "id")
+    )
+    first = True
+    yield "["
+    group: list[ErrorSpan] = []
+
+    def flush() -> str | None:
+        answer = group[0].answer
+        item = feedback.example(
+            answer.question.text,
+            answer.text,
+            [feedback.IncompleteSpan(s.start, s.end, s.justification) for s in group],
+        )
+        return json.dumps(item, ensure_ascii=False, indent=2) if item else None
+
+    for span in spans.iterator(chunk_size=BATCH):
+        if group and (group[0].answer_id, group[0].annotator_id) != (span.answer_id, span.annotator_id):
+            if text := flush():
+                yield ("\n" if first else ",\n") + text
+                first = False
+            group = []
+        group.append(span)
+    if group and (text := flush()):
+        yield ("\n" if first else ",\n") + text
+    yield "\n]\n"
+
+
 # --- Registry -----------------------------------------------------------------------------------------
 
 IMPORTERS: dict[str, Callable[..., ImportReport]] = {
@@ -624,10 +703,21 @@ IMPORTERS: dict[str, Callable[..., ImportReport]] = {
 EXPORTERS: dict[str, Callable[..., Iterator[str]]] = {
     "haluquestqa": haluquestqa_export,
     "wikievalfacts": wikievalfacts_export,
+    "preference": preference_export,
+    "preference-jsonl": preference_jsonl_export,
+    "feedback-training": feedback_training_export,
 }
+#: Chunks an export yields that are not records (a header line; JSON's brackets).
+FRAMING_CHUNKS = {"haluquestqa": 1, "wikievalfacts": 1, "preference": 1, "feedback-training": 2}
 #: Exports that can add a run's verdicts (``--run``).
 RUN_EXPORTS = {"wikievalfacts"}
-CONTENT_TYPES = {"haluquestqa": ("text/tab-separated-values", "tsv"), "wikievalfacts": ("text/csv", "csv")}
+CONTENT_TYPES = {
+    "haluquestqa": ("text/tab-separated-values", "tsv"),
+    "wikievalfacts": ("text/csv", "csv"),
+    "preference": ("text/tab-separated-values", "tsv"),
+    "preference-jsonl": ("application/jsonl", "jsonl"),
+    "feedback-training": ("application/json", "json"),
+}
 
 
 def export_response(chunks: Iterator[str], *, project: Project, format: str) -> StreamingHttpResponse:

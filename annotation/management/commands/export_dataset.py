@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import ApplicationError
 from annotation.models import Project, Run
-from annotation.services.datasets import EXPORTERS, dataset_export
+from annotation.services.datasets import EXPORTERS, FRAMING_CHUNKS, dataset_export
 
 
 class Command(BaseCommand):
@@ -37,8 +37,12 @@ class Command(BaseCommand):
         try:
             chunks = dataset_export(format=options["format"], project=project, run=run)
             if options["output"] == "-":
-                for chunk in chunks:
-                    self.stdout.write(chunk, ending="")
+                try:
+                    for chunk in chunks:
+                        self.stdout.write(chunk, ending="")
+                    self.stdout.flush()
+                except BrokenPipeError:  # e.g. piped into head: the reader has all it wanted
+                    sys.stderr.close()
                 return
             # Write next to the target and rename at the end: a failed export never leaves half a file.
             target = os.path.abspath(options["output"])
@@ -46,18 +50,17 @@ class Command(BaseCommand):
             if not os.path.isdir(directory):
                 raise CommandError(f"No directory {directory}.")
             fd, partial = tempfile.mkstemp(dir=directory, prefix=".export-", suffix=".partial")
-            rows = -1
+            chunks_written = 0
             try:
                 with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
                     for chunk in chunks:
                         out.write(chunk)
-                        rows += 1
+                        chunks_written += 1
                 os.replace(partial, target)
             except BaseException:
                 os.unlink(partial)
                 raise
         except ApplicationError as exc:
             raise CommandError(exc.message) from None
-        self.stdout.write(self.style.SUCCESS(f"Wrote {rows} rows to {target}."), ending="\n")
-        if sys.stderr.isatty():
-            sys.stderr.flush()
+        rows = chunks_written - FRAMING_CHUNKS.get(options["format"], 0)
+        self.stdout.write(self.style.SUCCESS(f"Wrote {rows} {options['format']} records to {target}."))
