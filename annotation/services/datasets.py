@@ -7,6 +7,7 @@ matched on the dataset's own ids). Exports stream: rows are produced a batch of 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import uuid
@@ -37,10 +38,25 @@ from annotation.choices import (
 )
 from annotation.errors import ApplicationError, Forbidden, NotFound, ValidationFailed
 from annotation.factcheck.formats import FormatError, feedback, pairs
+from annotation.factcheck.formats import factreasoner as fr
+from annotation.factcheck.formats import factscore as fs
 from annotation.factcheck.formats import haluquestqa as hq
 from annotation.factcheck.formats import wikievalfacts as wef
 from annotation.factcheck.text import locate
-from annotation.models import Answer, Atom, ErrorSpan, Membership, Preference, Project, Question, Run, Verdict
+from annotation.models import (
+    Answer,
+    Atom,
+    AtomContext,
+    ErrorSpan,
+    KnowledgeSource,
+    Membership,
+    Passage,
+    Preference,
+    Project,
+    Question,
+    Run,
+    Verdict,
+)
 from annotation.services.audit import audit_record
 
 BATCH = 500
@@ -694,11 +710,364 @@ def feedback_training_export(*, project: Project, run: Run | None = None) -> Ite
     yield "\n]\n"
 
 
+# --- FactReasoner and FActScore (JSONL) ---------------------------------------------------------------
+
+FR_LABELS = {"S": VerdictLabel.SUPPORTED, "NS": VerdictLabel.NOT_SUPPORTED}
+FS_LABELS = {"S": VerdictLabel.SUPPORTED, "NS": VerdictLabel.NOT_SUPPORTED, "IR": VerdictLabel.IRRELEVANT}
+LABEL_LETTERS = {VerdictLabel.SUPPORTED: "S", VerdictLabel.NOT_SUPPORTED: "NS", VerdictLabel.IRRELEVANT: "IR"}
+
+
+def _item_key(prefix: str, item: Any) -> str:
+    """JSONL items have no id: a generation is its (input, output) pair."""
+    return f"{prefix}-" + hashlib.sha256(f"{item.input}\0{item.output}".encode()).hexdigest()[:24]
+
+
+def _new_items(project: Project, prefix: str, rows: list[Any], report: ImportReport) -> list[tuple[str, Any]]:
+    keyed = [(_item_key(prefix, r), r) for r in rows]
+    existing = set(
+        Question.objects.filter(project=project, external_id__in=[k for k, _ in keyed]).values_list(
+            "external_id", flat=True
+        )
+    )
+    new = [(k, r) for k, r in keyed if k not in existing]
+    report.already_present += len(rows) - len(new)
+    return new
+
+
+def _question_and_answer(
+    project: Project, key: str, item: Any, fmt: str, answer_metadata: dict[str, Any]
+) -> tuple[Question, Answer]:
+    question = Question.objects.create(
+        project=project,
+        external_id=key,
+        text=item.input,
+        metadata={"format": fmt, "topic": item.topic, "extra": item.extra}
+        | ({"cat": item.cat} if fmt == "factscore" else {}),
+    )
+    answer = Answer.objects.create(
+        question=question, position=1, text=item.output, kind=AnswerKind.MODEL, metadata=answer_metadata
+    )
+    return question, answer
+
+
+def _fr_import_batch(
+    project: Project, rows: list[fr.Item], users: dict[str, Any], report: ImportReport
+) -> None:
+    new = _new_items(project, "fr", rows, report)
+    if not new:
+        return
+    _dataset_users(project, {"human"}, "factreasoner", users)
+    source, _ = KnowledgeSource.objects.get_or_create(
+        project=project,
+        name="FactReasoner contexts",
+        defaults={"description": "Contexts imported with FactReasoner input files."},
+    )
+    verdicts, links = [], []
+    for key, item in new:
+        passages = Passage.objects.bulk_create(
+            Passage(
+                source=source,
+                external_id=f"{key}/{c.id}",
+                title=c.title[:500],
+                url=(c.link or "")[:2000],
+                snippet=c.snippet or "",
+                text=c.text,
+                metadata={"id": c.id, "snippet": c.snippet, "link": c.link},
+            )
+            for c in item.contexts
+        )
+        by_id = {c.id: p for c, p in zip(item.contexts, passages, strict=True)}
+        _, answer = _question_and_answer(
+            project, key, item, "factreasoner", {"contexts": [p.pk for p in passages]}
+        )
+        atoms = Atom.objects.bulk_create(
+            Atom(answer=answer, position=i, text=a.text, original_text=a.original, external_id=a.id)
+            for i, a in enumerate(item.atoms)
+        )
+        for atom, parsed in zip(atoms, item.atoms, strict=True):
+            links += [AtomContext(atom=atom, passage=by_id[c], rank=r) for r, c in enumerate(parsed.contexts)]
+            if parsed.label:
+                verdicts.append(
+                    Verdict(
+                        atom=atom,
+                        target=None,
+                        source=Source.HUMAN,
+                        annotator=users["human"],
+                        label=FR_LABELS[parsed.label],
+                        raw_value=parsed.label,
+                    )
+                )
+    AtomContext.objects.bulk_create(links, batch_size=BATCH)
+    Verdict.objects.bulk_create(verdicts, batch_size=BATCH)
+    report.verdicts += len(verdicts)
+    report.imported += len(new)
+
+
+def factreasoner_import(
+    *,
+    project: Project,
+    stream: IO[str],
+    actor: Any = None,
+    skip_bad_rows: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Import FactReasoner input JSONL: a question and answer per line, atoms, contexts as passages linked
+    to atoms in order, and S / NS labels as human verdicts against the evidence."""
+    return _run_import(
+        format="factreasoner",
+        project=project,
+        items=fr.read(stream),
+        key=lambda r: _item_key("fr", r),
+        batch=_fr_import_batch,
+        actor=actor,
+        skip_bad_rows=skip_bad_rows,
+        progress=progress,
+    )
+
+
+def _answers_with_atoms(project: Project, *, run: Run | None) -> Iterator[Answer]:
+    """Answers of the project, each with ``listed_atoms`` (its atoms without a run, in order), their
+    ``evidence_human`` verdicts and, given a run, ``run_verdicts`` and the atoms' contexts."""
+    atoms = (
+        Atom.objects.filter(run__isnull=True, origin=AtomOrigin.EXTRACTED)
+        .order_by("position", "id")
+        .prefetch_related(
+            Prefetch(
+                "verdicts",
+                queryset=Verdict.objects.filter(source=Source.HUMAN, target__isnull=True),
+                to_attr="evidence_human",
+            ),
+            Prefetch(
+                "verdicts",
+                queryset=Verdict.objects.filter(run=run) if run else Verdict.objects.none(),
+                to_attr="run_verdicts",
+            ),
+            Prefetch(
+                "contexts",
+                queryset=AtomContext.objects.filter(run=run) if run else AtomContext.objects.none(),
+                to_attr="run_contexts",
+            ),
+            Prefetch(
+                "contexts",
+                queryset=AtomContext.objects.filter(run__isnull=True)
+                .select_related("passage")
+                .order_by("rank"),
+                to_attr="listed_contexts",
+            ),
+        )
+    )
+    answers = (
+        Answer.objects.filter(question__project=project)
+        .select_related("question")
+        .order_by("question_id", "position", "id")
+        .prefetch_related(Prefetch("atoms", queryset=atoms, to_attr="listed_atoms"))
+    )
+    yield from answers.iterator(chunk_size=BATCH)
+
+
+def _human_letter(atom: Atom) -> str | None:
+    latest = _latest_human(atom.evidence_human)
+    return LABEL_LETTERS.get(latest[(atom.pk, None)].label) if latest else None
+
+
+def factreasoner_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """FactReasoner input JSONL: one line per answer that has atoms."""
+    for answer in _answers_with_atoms(project, run=None):
+        if not answer.listed_atoms:
+            continue
+        context_ids = list((answer.metadata or {}).get("contexts", []))
+        passages = {c.passage_id: c.passage for a in answer.listed_atoms for c in a.listed_contexts}
+        by_atom = {a.pk: [c.passage_id for c in a.listed_contexts] for a in answer.listed_atoms}
+        context_ids += [pk for pk in passages if pk not in context_ids]
+        unlinked = [pk for pk in context_ids if pk not in passages]
+        if unlinked:  # contexts of the item that no atom points to
+            passages |= {p.pk: p for p in Passage.objects.filter(pk__in=unlinked)}
+
+        def context_id(passage: Passage) -> str:
+            return (passage.metadata or {}).get("id") or f"c{passage.pk}"
+
+        item = fr.Item(
+            input=answer.question.text,
+            output=answer.text,
+            topic=(answer.question.metadata or {}).get("topic"),
+            atoms=[
+                fr.Atom(
+                    id=a.external_id or f"a{a.position}",
+                    text=a.text,
+                    original=a.original_text or a.text,
+                    label=_human_letter(a),
+                    contexts=[context_id(passages[p]) for p in by_atom.get(a.pk, [])],
+                )
+                for a in answer.listed_atoms
+            ],
+            contexts=[
+                fr.Context(
+                    id=context_id(p),
+                    title=p.title,
+                    text=p.text,
+                    snippet=(p.metadata or {}).get("snippet", p.snippet or None),
+                    link=(p.metadata or {}).get("link", p.url or None),
+                )
+                for p in (passages[pk] for pk in context_ids if pk in passages)
+            ],
+            extra=(answer.question.metadata or {}).get("extra", {}),
+        )
+        yield json.dumps(fr.to_json(item), ensure_ascii=False) + "\n"
+
+
+def _run_probability(verdict: Verdict) -> float:
+    if verdict.probability is not None:
+        return verdict.probability
+    return 1.0 if verdict.valid and verdict.label == VerdictLabel.SUPPORTED else 0.0
+
+
+def factreasoner_output_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """FactReasoner output JSONL for ``run``: per answer, the marginals and counts of its atoms."""
+    for answer in _answers_with_atoms(project, run=run):
+        judged = [a for a in answer.listed_atoms if a.run_verdicts]
+        if not judged:
+            continue
+        contexts = {c.passage_id for a in judged for c in a.run_contexts}
+        atoms = [
+            (a.external_id or f"a{a.position}", _run_probability(a.run_verdicts[0]), _human_letter(a))
+            for a in judged
+        ]
+        record = fr.output(
+            input=answer.question.text,
+            atoms=atoms,
+            num_contexts=len(contexts),
+            model_name=run.model_name or run.endpoint,
+        )
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _fs_import_batch(
+    project: Project, rows: list[fs.Item], users: dict[str, Any], report: ImportReport
+) -> None:
+    new = _new_items(project, "fs", rows, report)
+    if not new:
+        return
+    _dataset_users(project, {"human"}, "factscore", users)
+    verdicts = []
+    for key, item in new:
+        sentences = None
+        if item.annotations is not None:
+            sentences = [
+                {
+                    "text": s.text,
+                    "is-relevant": s.is_relevant,
+                    "model-atomic-facts": None if s.model_facts is None else [f.text for f in s.model_facts],
+                    "human": s.human_facts is not None,
+                }
+                for s in item.annotations
+            ]
+        _, answer = _question_and_answer(project, key, item, "factscore", {"factscore": sentences})
+        facts = [
+            (i, j, fact)
+            for i, s in enumerate(item.annotations or [])
+            for j, fact in enumerate(s.human_facts or [])
+        ]
+        atoms = Atom.objects.bulk_create(
+            Atom(answer=answer, position=n, text=fact.text, external_id=f"{i}.{j}")
+            for n, (i, j, fact) in enumerate(facts)
+        )
+        verdicts += [
+            Verdict(
+                atom=atom,
+                target=None,
+                source=Source.HUMAN,
+                annotator=users["human"],
+                label=FS_LABELS[fact.label],
+                raw_value=fact.label,
+            )
+            for atom, (_, _, fact) in zip(atoms, facts, strict=True)
+        ]
+    Verdict.objects.bulk_create(verdicts, batch_size=BATCH)
+    report.verdicts += len(verdicts)
+    report.imported += len(new)
+
+
+def factscore_import(
+    *,
+    project: Project,
+    stream: IO[str],
+    actor: Any = None,
+    skip_bad_rows: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Import FActScore labelled JSONL: human atomic facts become atoms with S / NS / IR human verdicts."""
+    return _run_import(
+        format="factscore",
+        project=project,
+        items=fs.read(stream),
+        key=lambda r: _item_key("fs", r),
+        batch=_fs_import_batch,
+        actor=actor,
+        skip_bad_rows=skip_bad_rows,
+        progress=progress,
+    )
+
+
+def factscore_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """FActScore labelled JSONL: one line per answer imported from it or carrying atoms."""
+    for answer in _answers_with_atoms(project, run=None):
+        stored = (answer.metadata or {}).get("factscore", "absent")
+        if stored == "absent" and not answer.listed_atoms:
+            continue
+        by_sentence: dict[int, list[fs.Fact]] = {}
+        for atom in answer.listed_atoms:
+            sentence = int(atom.external_id.split(".")[0]) if "." in atom.external_id else 0
+            by_sentence.setdefault(sentence, []).append(fs.Fact(atom.text, _human_letter(atom)))
+        if stored == "absent":  # atoms made in the app: one sentence holding them all
+            stored = [{"text": answer.text, "is-relevant": True, "model-atomic-facts": None, "human": True}]
+        annotations = (
+            None
+            if stored is None
+            else [
+                fs.Sentence(
+                    text=s["text"],
+                    is_relevant=s["is-relevant"],
+                    model_facts=None
+                    if s["model-atomic-facts"] is None
+                    else [fs.Fact(t) for t in s["model-atomic-facts"]],
+                    human_facts=by_sentence.get(i, []) if s["human"] else None,
+                )
+                for i, s in enumerate(stored)
+            ]
+        )
+        metadata = answer.question.metadata or {}
+        item = fs.Item(
+            input=answer.question.text,
+            output=answer.text,
+            topic=metadata.get("topic"),
+            cat=metadata.get("cat"),
+            annotations=annotations,
+            extra=metadata.get("extra", {}),
+        )
+        yield json.dumps(fs.to_json(item), ensure_ascii=False) + "\n"
+
+
+def factscore_output_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
+    """The FActScore summary of ``run``: one JSON object over the answers it verified (and those it found
+    abstaining, listed in its result as ``abstained_answers``)."""
+    abstained = set((run.result or {}).get("abstained_answers", []))
+    decisions: list[list[tuple[str, bool]] | None] = []
+    for answer in _answers_with_atoms(project, run=run):
+        judged = [(a.text, a.run_verdicts[0]) for a in answer.listed_atoms if a.run_verdicts]
+        if answer.pk in abstained:
+            decisions.append(None)
+        elif judged:
+            decisions.append([(text, v.valid and v.label == VerdictLabel.SUPPORTED) for text, v in judged])
+    yield json.dumps(fs.summary(decisions), ensure_ascii=False, indent=2) + "\n"
+
+
 # --- Registry -----------------------------------------------------------------------------------------
 
 IMPORTERS: dict[str, Callable[..., ImportReport]] = {
     "haluquestqa": haluquestqa_import,
     "wikievalfacts": wikievalfacts_import,
+    "factreasoner": factreasoner_import,
+    "factscore": factscore_import,
 }
 EXPORTERS: dict[str, Callable[..., Iterator[str]]] = {
     "haluquestqa": haluquestqa_export,
@@ -706,17 +1075,27 @@ EXPORTERS: dict[str, Callable[..., Iterator[str]]] = {
     "preference": preference_export,
     "preference-jsonl": preference_jsonl_export,
     "feedback-training": feedback_training_export,
+    "factreasoner": factreasoner_export,
+    "factreasoner-output": factreasoner_output_export,
+    "factscore": factscore_export,
+    "factscore-output": factscore_output_export,
 }
 #: Chunks an export yields that are not records (a header line; JSON's brackets).
 FRAMING_CHUNKS = {"haluquestqa": 1, "wikievalfacts": 1, "preference": 1, "feedback-training": 2}
 #: Exports that can add a run's verdicts (``--run``).
-RUN_EXPORTS = {"wikievalfacts"}
+RUN_EXPORTS = {"wikievalfacts", "factreasoner-output", "factscore-output"}
+#: Exports of a run's output alone: they need one.
+NEEDS_RUN = {"factreasoner-output", "factscore-output"}
 CONTENT_TYPES = {
     "haluquestqa": ("text/tab-separated-values", "tsv"),
     "wikievalfacts": ("text/csv", "csv"),
     "preference": ("text/tab-separated-values", "tsv"),
     "preference-jsonl": ("application/jsonl", "jsonl"),
     "feedback-training": ("application/json", "json"),
+    "factreasoner": ("application/jsonl", "jsonl"),
+    "factreasoner-output": ("application/jsonl", "jsonl"),
+    "factscore": ("application/jsonl", "jsonl"),
+    "factscore-output": ("application/json", "json"),
 }
 
 
@@ -752,6 +1131,10 @@ def dataset_export(*, format: str, project: Project, run: Run | None = None) -> 
         raise ApplicationError(
             f"Unknown export format {format!r}; use one of: {', '.join(EXPORTERS)}.", code="unknown_format"
         )
+    if run is None and format in NEEDS_RUN:
+        raise ApplicationError(
+            f"The {format} format is a run's output: name the run (--run ID).", code="run_required"
+        )
     if run is not None:
         if run.project_id != project.pk:
             raise NotFound(f"Run {run.pk} is not a run of project {project.slug}.")
@@ -769,6 +1152,8 @@ def dataset_export(*, format: str, project: Project, run: Run | None = None) -> 
 PARSERS: dict[str, Callable[[IO[str]], Iterator[Any]]] = {
     "haluquestqa": hq.read,
     "wikievalfacts": lambda stream: wef.read(stream)[1],
+    "factreasoner": fr.read,
+    "factscore": fs.read,
 }
 
 
