@@ -148,3 +148,20 @@ def test_project_page_offers_import_to_managers_and_export_to_reviewers(client, 
     client.force_login(world.annotator)
     page = client.get("/projects/main/").content.decode()
     assert "/import/" not in page and "/export/" not in page
+
+
+def test_run_outputs_are_offered_on_the_run_page_and_need_a_run(client, api, world) -> None:  # noqa: ANN001
+    client.force_login(world.reviewer)
+    page = client.get(f"/projects/main/runs/{world.run.pk}/").content.decode()
+    assert f"/projects/main/export/factscore-output/?run={world.run.pk}" in page
+    assert "factscore-output" not in client.get("/projects/main/").content.decode()
+    response = client.get("/projects/main/export/factscore-output/")
+    assert response.status_code == 400 and b"--run" in response.content
+    assert client.get(f"/projects/main/export/factscore-output/?run={world.run.pk}").status_code == 200
+    assert client.get("/projects/main/export/factscore-output/?run=999999").status_code == 404
+    api.force_authenticate(world.reviewer)
+    response = api.get(f"/api/projects/{world.project.pk}/export/factscore-output/")
+    assert response.status_code == 400 and response.json()["code"] == "run_required"
+    response = api.get(f"/api/projects/{world.project.pk}/export/factscore-output/?run={world.run.pk}")
+    assert response.status_code == 200
+    assert b"respond_ratio" in b"".join(response.streaming_content)

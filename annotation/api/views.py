@@ -89,7 +89,10 @@ class ProjectViewSet(_ReadViewSet):
 
     @extend_schema(
         summary="Download the project in a dataset format (streamed; reviewers and managers)",
-        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, enum=sorted(EXPORTERS))],
+        parameters=[
+            OpenApiParameter("name", str, OpenApiParameter.PATH, enum=sorted(EXPORTERS)),
+            _filter_param("run", "Add this run's output (required for the *-output formats)."),
+        ],
         responses={(200, "text/tab-separated-values"): OpenApiTypes.STR, 404: s.ErrorSerializer},
     )
     @action(detail=True, methods=["get"], url_path=r"export/(?P<name>[a-z-]+)")
@@ -97,7 +100,13 @@ class ProjectViewSet(_ReadViewSet):
         project = self.get_object()
         if name not in EXPORTERS:
             raise NotFound(f"No export format {name!r}; use one of: {', '.join(sorted(EXPORTERS))}.")
-        chunks = services.dataset_export_for(actor=request.user, project=project, format=name)
+        run = None
+        run_id = _int_param(request, "run")
+        if run_id is not None:
+            run = Run.objects.filter(project=project, pk=run_id).first()
+            if run is None:
+                raise NotFound(f"No run {run_id} in this project.")
+        chunks = services.dataset_export_for(actor=request.user, project=project, format=name, run=run)
         return export_response(chunks, project=project, format=name)
 
 

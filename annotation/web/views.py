@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -12,7 +12,7 @@ from annotation import permissions, selectors, services
 from annotation.choices import FINISHED_RUN_STATUSES, Role
 from annotation.errors import ApplicationError, Forbidden
 from annotation.models import Membership, Project, Question, Run
-from annotation.services.datasets import EXPORTERS, export_response
+from annotation.services.datasets import EXPORTERS, NEEDS_RUN, RUN_EXPORTS, export_response
 from annotation.web.forms import ImportForm
 
 
@@ -43,7 +43,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "members": members,
         "hide_kind": role == Role.ANNOTATOR,
         "import_form": ImportForm() if permissions.can_manage(role) else None,
-        "export_formats": sorted(EXPORTERS) if permissions.can_export(role, project) else [],
+        "export_formats": sorted(set(EXPORTERS) - NEEDS_RUN) if permissions.can_export(role, project) else [],
         "runs": Run.objects.filter(project=project).order_by("-created_at")[:10],
     }
     template = "annotation/project_detail.html" + ("#question-table" if request.htmx else "")
@@ -109,20 +109,40 @@ def project_import(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-def project_export(request: HttpRequest, slug: str, format: str) -> StreamingHttpResponse:
+def project_export(request: HttpRequest, slug: str, format: str) -> HttpResponse:
     project, _ = _project_for(request, slug)
     if format not in EXPORTERS:
         raise Http404("No such export format.")
+    run = None
+    if request.GET.get("run"):
+        run = (
+            Run.objects.filter(project=project, pk=request.GET["run"]).first()
+            if request.GET["run"].isdigit()
+            else None
+        )
+        if run is None:
+            raise Http404("No such run in this project.")
     try:
-        chunks = services.dataset_export_for(actor=request.user, project=project, format=format)
+        chunks = services.dataset_export_for(actor=request.user, project=project, format=format, run=run)
     except Forbidden as exc:
         raise PermissionDenied(exc.message) from None
+    except ApplicationError as exc:
+        return render(
+            request, "annotation/error.html", {"project": project, "message": exc.message}, status=400
+        )
     return export_response(chunks, project=project, format=format)
 
 
 def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, role = _project_for(request, slug)
     run = get_object_or_404(Run.objects.filter(project=project).select_related("created_by"), pk=pk)
-    context = {"project": project, "run": run, "finished": run.status in FINISHED_RUN_STATUSES}
+    context = {
+        "project": project,
+        "run": run,
+        "finished": run.status in FINISHED_RUN_STATUSES,
+        "run_exports": sorted(RUN_EXPORTS)
+        if permissions.can_export(role, project) and run.kind != "import"
+        else [],
+    }
     template = "annotation/run_detail.html" + ("#run-status" if request.htmx else "")
     return render(request, template, context)
