@@ -116,3 +116,29 @@ def test_worker_refreshes_progress_enqueued_on_commit(worker) -> None:  # noqa: 
     from django_celery_results.models import TaskResult
 
     assert TaskResult.objects.filter(task_id=result.id, status="SUCCESS").exists()
+
+
+@pytest.mark.worker
+def test_worker_imports_a_large_upload(worker, settings) -> None:  # noqa: ANN001
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    from annotation.models import Question, Run
+
+    settings.DATASET_SYNC_IMPORT_MAX_BYTES = 1000  # the fixture is larger: it goes to the worker
+    project = f.ProjectFactory()
+    manager = f.member(project, Role.MANAGER)
+    api = APIClient()
+    api.force_authenticate(manager)
+    fixture = ROOT / "tests" / "fixtures" / "haluquestqa_sample.tsv"
+    upload = SimpleUploadedFile("sample.tsv", fixture.read_bytes())
+    response = api.post(
+        f"/api/projects/{project.pk}/imports/", {"format": "haluquestqa", "file": upload}, format="multipart"
+    )
+    assert response.status_code == 202
+    run_id = response.json()["id"]
+    assert wait_for(lambda: Run.objects.get(pk=run_id).status in ("succeeded", "failed"))
+    run = Run.objects.get(pk=run_id)
+    assert run.status == "succeeded", run.error
+    assert run.result["imported"] == 11 and Question.objects.filter(project=project).count() == 11
+    assert api.get(f"/api/runs/{run_id}/").json()["result"]["rows"] == 11

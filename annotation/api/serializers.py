@@ -255,6 +255,7 @@ class RunSerializer(serializers.ModelSerializer):
             "prompt_tokens",
             "completion_tokens",
             "error",
+            "result",
             "created_at",
             "started_at",
             "finished_at",
