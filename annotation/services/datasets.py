@@ -316,35 +316,6 @@ def _run_import(
     return report
 
 
-def _header_failed(exc: FormatError) -> ImportFailed:
-    return ImportFailed(f"Nothing was imported: {exc}", extra={"errors": [exc.as_dict()]})
-
-
-def haluquestqa_import(
-    *,
-    project: Project,
-    stream: IO[str],
-    actor: Any = None,
-    skip_bad_rows: bool = False,
-    progress: Callable[[int], None] | None = None,
-) -> ImportReport:
-    """Import a HaluQuestQA file into ``project`` in one transaction.
-
-    A bad row aborts the whole import (ImportFailed, nothing written) unless ``skip_bad_rows``, in which
-    case it is reported in ``report.skipped`` and the other rows are imported.
-    """
-    return _run_import(
-        format="haluquestqa",
-        project=project,
-        items=hq.read(stream),
-        key=lambda r: r.index,
-        batch=_hq_import_batch,
-        actor=actor,
-        skip_bad_rows=skip_bad_rows,
-        progress=progress,
-    )
-
-
 def _hq_rows(project: Project) -> Iterator[hq.Row]:
     human_spans = ErrorSpan.objects.filter(source=Source.HUMAN).select_related("annotator")
     questions = (
@@ -500,38 +471,6 @@ def _wef_import_batch(
     Verdict.objects.bulk_create(verdicts, batch_size=BATCH)
     report.verdicts += len(verdicts)
     report.imported += len(new)
-
-
-def wikievalfacts_import(
-    *,
-    project: Project,
-    stream: IO[str],
-    actor: Any = None,
-    skip_bad_rows: bool = False,
-    progress: Callable[[int], None] | None = None,
-) -> ImportReport:
-    """Import a WikiEvalFacts CSV: three answers, reference facts and human verdicts per question."""
-    try:
-        header, items = wef.read(stream)
-    except FormatError as exc:
-        raise _header_failed(exc) from None
-
-    def with_columns(rows: Iterator[Any]) -> Iterator[Any]:
-        for row in rows:
-            if isinstance(row, wef.Row):
-                row.columns = header
-            yield row
-
-    return _run_import(
-        format="wikievalfacts",
-        project=project,
-        items=with_columns(items),
-        key=lambda r: r.unique_id,
-        batch=_wef_import_batch,
-        actor=actor,
-        skip_bad_rows=skip_bad_rows,
-        progress=progress,
-    )
 
 
 def _wef_value(verdict: Verdict) -> str:
@@ -803,28 +742,6 @@ def _fr_import_batch(
     report.imported += len(new)
 
 
-def factreasoner_import(
-    *,
-    project: Project,
-    stream: IO[str],
-    actor: Any = None,
-    skip_bad_rows: bool = False,
-    progress: Callable[[int], None] | None = None,
-) -> ImportReport:
-    """Import FactReasoner input JSONL: a question and answer per line, atoms, contexts as passages linked
-    to atoms in order, and S / NS labels as human verdicts against the evidence."""
-    return _run_import(
-        format="factreasoner",
-        project=project,
-        items=fr.read(stream),
-        key=lambda r: _item_key("fr", r),
-        batch=_fr_import_batch,
-        actor=actor,
-        skip_bad_rows=skip_bad_rows,
-        progress=progress,
-    )
-
-
 def _answers_with_atoms(project: Project, *, run: Run | None) -> Iterator[Answer]:
     """Answers of the project, each with ``listed_atoms`` (its atoms without a run, in order), their
     ``evidence_human`` verdicts and, given a run, ``run_verdicts`` and the atoms' contexts."""
@@ -987,27 +904,6 @@ def _fs_import_batch(
     report.imported += len(new)
 
 
-def factscore_import(
-    *,
-    project: Project,
-    stream: IO[str],
-    actor: Any = None,
-    skip_bad_rows: bool = False,
-    progress: Callable[[int], None] | None = None,
-) -> ImportReport:
-    """Import FActScore labelled JSONL: human atomic facts become atoms with S / NS / IR human verdicts."""
-    return _run_import(
-        format="factscore",
-        project=project,
-        items=fs.read(stream),
-        key=lambda r: _item_key("fs", r),
-        batch=_fs_import_batch,
-        actor=actor,
-        skip_bad_rows=skip_bad_rows,
-        progress=progress,
-    )
-
-
 def factscore_export(*, project: Project, run: Run | None = None) -> Iterator[str]:
     """FActScore labelled JSONL: one line per answer imported from it or carrying atoms."""
     for answer in _answers_with_atoms(project, run=None):
@@ -1061,8 +957,78 @@ def factscore_output_export(*, project: Project, run: Run | None = None) -> Iter
     yield json.dumps(fs.summary(decisions), ensure_ascii=False, indent=2) + "\n"
 
 
+def _importer(
+    format: str,
+    read: Callable[[IO[str]], Iterator[Any]],
+    key: Callable[[Any], str],
+    batch: Callable[[Project, list[Any], dict[str, Any], ImportReport], None],
+    doc: str,
+) -> Callable[..., ImportReport]:
+    """An import function for one format: parse with ``read``, match rows on ``key``, write with ``batch``."""
+
+    def importer(
+        *,
+        project: Project,
+        stream: IO[str],
+        actor: Any = None,
+        skip_bad_rows: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        return _run_import(
+            format=format,
+            project=project,
+            items=read(stream),
+            key=key,
+            batch=batch,
+            actor=actor,
+            skip_bad_rows=skip_bad_rows,
+            progress=progress,
+        )
+
+    importer.__name__ = f"{format}_import"
+    importer.__doc__ = doc
+    return importer
+
+
+def _wef_rows(stream: IO[str]) -> Iterator[Any]:
+    """WikiEvalFacts rows, each knowing the file's header (lazily, so a bad header fails the import)."""
+    header, items = wef.read(stream)
+    for row in items:
+        if isinstance(row, wef.Row):
+            row.columns = header
+        yield row
+
+
 # --- Registry -----------------------------------------------------------------------------------------
 
+haluquestqa_import = _importer(
+    "haluquestqa",
+    hq.read,
+    lambda r: r.index,
+    _hq_import_batch,
+    "HaluQuestQA: questions, human and model answers, spans located in their targets, preferences.",
+)
+wikievalfacts_import = _importer(
+    "wikievalfacts",
+    _wef_rows,
+    lambda r: r.unique_id,
+    _wef_import_batch,
+    "WikiEvalFacts: three answers, reference facts and human verdicts per question.",
+)
+factreasoner_import = _importer(
+    "factreasoner",
+    fr.read,
+    lambda r: _item_key("fr", r),
+    _fr_import_batch,
+    "FactReasoner input: atoms, contexts as passages linked in order, S / NS labels as human verdicts.",
+)
+factscore_import = _importer(
+    "factscore",
+    fs.read,
+    lambda r: _item_key("fs", r),
+    _fs_import_batch,
+    "FActScore labelled data: human atomic facts as atoms with S / NS / IR human verdicts.",
+)
 IMPORTERS: dict[str, Callable[..., ImportReport]] = {
     "haluquestqa": haluquestqa_import,
     "wikievalfacts": wikievalfacts_import,

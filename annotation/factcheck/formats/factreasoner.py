@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from annotation.factcheck.formats import FormatError
-from annotation.factcheck.formats.jsonl import read_objects, require
+from annotation.factcheck.formats.jsonl import parse_each, require
 
 LABELS = ("S", "NS")
 
@@ -101,14 +101,7 @@ def _parse(obj: dict[str, Any], row: int) -> Item:
 
 
 def read(stream: IO[str]) -> Iterator[Item | FormatError]:
-    for row, obj in read_objects(stream, kind="FactReasoner"):
-        if isinstance(obj, FormatError):
-            yield obj
-            continue
-        try:
-            yield _parse(obj, row)
-        except FormatError as exc:
-            yield exc
+    return parse_each(stream, kind="FactReasoner", parse=_parse)
 
 
 def to_json(item: Item) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from annotation.factcheck.formats import FormatError
+from annotation.factcheck.formats import FormatError, delimited_header, delimited_rows
 from annotation.factcheck.text import sentences
 
 #: The dataset's error-category column prefixes, in the order the spans of a row are read.
@@ -237,14 +237,7 @@ def read(stream: IO[str]) -> Iterator[Row | FormatError]:
     or misnamed columns. ``stream`` must be opened with ``newline=""``.
     """
     reader = csv.reader(stream, delimiter="\t")
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise FormatError("the file is empty") from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"the file is not UTF-8 text (byte {exc.start} of the first line)") from None
-    except csv.Error as exc:
-        raise FormatError(f"not a tab-separated text file: {exc}") from None
+    header = delimited_header(reader, separated="tab-separated")
     if len(header) == 1 and ("," in header[0] or header[0].lstrip().startswith(("{", "["))):
         raise FormatError(
             "the header has no tabs: this looks like a comma-separated or JSON file, and "
@@ -262,19 +255,9 @@ def read(stream: IO[str]) -> Iterator[Row | FormatError]:
             problems.append(f"the first column must be the unnamed index, not {header[0]!r}")
         raise FormatError("; ".join(problems))
     positions = {name: header.index(name) for name in COLUMNS}
-    number = 0
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            return
-        except UnicodeDecodeError:
-            raise FormatError(f"the file is not UTF-8 text after data row {number}") from None
-        except csv.Error as exc:
-            raise FormatError(f"unreadable line after data row {number}: {exc}") from None
-        number += 1
-        if len(cells) != len(header):
-            yield FormatError(f"expected {len(header)} cells, found {len(cells)}", row=number)
+    for number, cells in delimited_rows(reader, len(header)):
+        if isinstance(cells, FormatError):
+            yield cells
             continue
         try:
             yield _parse_row({name: cells[i] for name, i in positions.items()}, number)

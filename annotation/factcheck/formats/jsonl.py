@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from annotation.factcheck.formats import FormatError
@@ -62,3 +62,15 @@ def require(
         names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
         raise FormatError(f"expected {names}, got {type(value).__name__}", row=row, column=field)
     return value
+
+
+def parse_each(stream: IO[str], *, kind: str, parse: Callable[[dict[str, Any], int], Any]) -> Iterator[Any]:
+    """``parse(object, line)`` for each line, or the FormatError that line gave."""
+    for row, obj in read_objects(stream, kind=kind):
+        if isinstance(obj, FormatError):
+            yield obj
+            continue
+        try:
+            yield parse(obj, row)
+        except FormatError as exc:
+            yield exc

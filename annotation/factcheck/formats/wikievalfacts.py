@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from annotation.factcheck.formats import FormatError
+from annotation.factcheck.formats import FormatError, delimited_header, delimited_rows
 
 ANSWER_COLUMNS = ("answer", "ungrounded_answer", "poor_answer")
 HUMAN_COLUMNS = {column: f"human_evaluated_facts_{column}" for column in ANSWER_COLUMNS}
@@ -86,14 +86,7 @@ def read(stream: IO[str]) -> tuple[list[str], Iterator[Row | FormatError]]:
     """The header, and a Row per data row (a FormatError for a bad one). Raises FormatError at once if
     the file is not this format."""
     reader = csv.reader(stream)
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise FormatError("the file is empty") from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"the file is not UTF-8 text (byte {exc.start} of the first line)") from None
-    except csv.Error as exc:
-        raise FormatError(f"not a comma-separated text file: {exc}") from None
+    header = delimited_header(reader, separated="comma-separated")
     if len(header) == 1 and "\t" in header[0]:
         raise FormatError("the header has no commas but tabs: WikiEvalFacts files are comma-separated")
     if len(header) == 1 and header[0].lstrip().startswith(("{", "[")):
@@ -105,19 +98,9 @@ def read(stream: IO[str]) -> tuple[list[str], Iterator[Row | FormatError]]:
 
 
 def _rows(reader: Iterator[list[str]], header: list[str]) -> Iterator[Row | FormatError]:
-    number = 0
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            return
-        except UnicodeDecodeError:
-            raise FormatError(f"the file is not UTF-8 text after data row {number}") from None
-        except csv.Error as exc:
-            raise FormatError(f"unreadable line after data row {number}: {exc}") from None
-        number += 1
-        if len(cells) != len(header):
-            yield FormatError(f"expected {len(header)} cells, found {len(cells)}", row=number)
+    for number, cells in delimited_rows(reader, len(header)):
+        if isinstance(cells, FormatError):
+            yield cells
             continue
         row = dict(zip(header, cells, strict=True))
         try:
