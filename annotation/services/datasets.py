@@ -223,15 +223,7 @@ def _hq_span(
 def _hq_import_batch(
     project: Project, rows: list[hq.Row], users: dict[str, Any], report: ImportReport
 ) -> None:
-    existing = set(
-        Question.objects.filter(project=project, external_id__in=[r.index for r in rows]).values_list(
-            "external_id", flat=True
-        )
-    )
-    new = [r for r in rows if r.index not in existing]
-    report.already_present += len(rows) - len(new)
-    if not new:
-        return
+    new = rows  # all new: _run_import filtered out the rows already present
     _dataset_users(project, {r.annotator for r in new if r.annotator}, "haluquestqa", users)
     questions = Question.objects.bulk_create(
         Question(
@@ -284,7 +276,10 @@ def _run_import(
     skip_bad_rows: bool,
     progress: Callable[[int], None] | None,
 ) -> ImportReport:
-    """Import parsed rows in batches, in one transaction; a bad row aborts unless ``skip_bad_rows``."""
+    """Import parsed rows in batches, in one transaction; a bad row aborts unless ``skip_bad_rows``.
+
+    A row whose ``key`` is already a question's external id in the project is counted and left alone;
+    ``batch`` gets the new rows only."""
     report = ImportReport(format=format)
     users: dict[str, Any] = {}
     seen: set[str] = set()
@@ -305,7 +300,13 @@ def _run_import(
     try:
         with transaction.atomic():
             for rows in _batches(good_rows(), BATCH):
-                batch(project, rows, users, report)
+                keys = [key(r) for r in rows]
+                present = Question.objects.filter(project=project, external_id__in=keys)
+                existing = set(present.values_list("external_id", flat=True))
+                new = [r for r, k in zip(rows, keys, strict=True) if k not in existing]
+                report.already_present += len(rows) - len(new)
+                if new:
+                    batch(project, new, users, report)
                 if progress:
                     progress(report.rows)
             audit_record(
@@ -421,15 +422,7 @@ WEF_LABELS = {"True": VerdictLabel.SUPPORTED, "False": VerdictLabel.NOT_SUPPORTE
 def _wef_import_batch(
     project: Project, rows: list[wef.Row], users: dict[str, Any], report: ImportReport
 ) -> None:
-    existing = set(
-        Question.objects.filter(project=project, external_id__in=[r.unique_id for r in rows]).values_list(
-            "external_id", flat=True
-        )
-    )
-    new = [r for r in rows if r.unique_id not in existing]
-    report.already_present += len(rows) - len(new)
-    if not new:
-        return
+    new = rows  # all new: _run_import filtered out the rows already present
     _dataset_users(project, {"human"}, "wikievalfacts", users)
     annotator = users["human"]
     questions = Question.objects.bulk_create(
@@ -661,18 +654,6 @@ def _item_key(prefix: str, item: Any) -> str:
     return f"{prefix}-" + hashlib.sha256(f"{item.input}\0{item.output}".encode()).hexdigest()[:24]
 
 
-def _new_items(project: Project, prefix: str, rows: list[Any], report: ImportReport) -> list[tuple[str, Any]]:
-    keyed = [(_item_key(prefix, r), r) for r in rows]
-    existing = set(
-        Question.objects.filter(project=project, external_id__in=[k for k, _ in keyed]).values_list(
-            "external_id", flat=True
-        )
-    )
-    new = [(k, r) for k, r in keyed if k not in existing]
-    report.already_present += len(rows) - len(new)
-    return new
-
-
 def _question_and_answer(
     project: Project, key: str, item: Any, fmt: str, answer_metadata: dict[str, Any]
 ) -> tuple[Question, Answer]:
@@ -692,9 +673,7 @@ def _question_and_answer(
 def _fr_import_batch(
     project: Project, rows: list[fr.Item], users: dict[str, Any], report: ImportReport
 ) -> None:
-    new = _new_items(project, "fr", rows, report)
-    if not new:
-        return
+    new = [(_item_key("fr", r), r) for r in rows]
     _dataset_users(project, {"human"}, "factreasoner", users)
     source, _ = KnowledgeSource.objects.get_or_create(
         project=project,
@@ -861,9 +840,7 @@ def factreasoner_output_export(*, project: Project, run: Run | None = None) -> I
 def _fs_import_batch(
     project: Project, rows: list[fs.Item], users: dict[str, Any], report: ImportReport
 ) -> None:
-    new = _new_items(project, "fs", rows, report)
-    if not new:
-        return
+    new = [(_item_key("fs", r), r) for r in rows]
     _dataset_users(project, {"human"}, "factscore", users)
     verdicts = []
     for key, item in new:
