@@ -165,3 +165,22 @@ def test_run_outputs_are_offered_on_the_run_page_and_need_a_run(client, api, wor
     response = api.get(f"/api/projects/{world.project.pk}/export/factscore-output/?run={world.run.pk}")
     assert response.status_code == 200
     assert b"respond_ratio" in b"".join(response.streaming_content)
+
+
+@pytest.mark.parametrize("fmt", ["haluquestqa", "wikievalfacts", "factreasoner", "factscore"])
+@pytest.mark.parametrize(
+    "content",
+    [b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe\xfa", b"", b"a;b;c\n1;2;3\n", b'[{"x": 1}]', b"\tx\ty\n1\t2\t3\n"],
+    ids=["binary", "empty", "semicolons", "json-array", "tsv"],
+)
+def test_any_file_in_the_wrong_format_is_a_clear_400(api, world, fmt, content) -> None:  # noqa: ANN001
+    api.force_authenticate(world.manager)
+    response = api.post(
+        f"/api/projects/{world.project.pk}/imports/",
+        {"format": fmt, "file": upload(content)},
+        format="multipart",
+    )
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["message"].startswith("Nothing was imported") or "file" in body["extra"], body
+    assert Question.objects.filter(project=world.project).count() == 1

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Any
+from typing import IO, Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -32,29 +33,25 @@ class Command(BaseCommand):
                 raise CommandError(f"No project with slug {options['project']!r}; add --create to make it.")
             project = services.project_create(actor=None, name=options["project"], slug=options["project"])
             self.stdout.write(f"Created project {project.slug}. Add people with: manage.py add_member")
-        progress = self._progress if sys.stderr.isatty() else None
+        progress = None
         try:
             if options["path"] == "-":
-                report = dataset_import(
-                    format=options["format"],
-                    project=project,
-                    stream=sys.stdin,
-                    skip_bad_rows=options["skip_bad_rows"],
-                    progress=progress,
-                )
+                stream = sys.stdin
             else:
                 try:
                     stream = open(options["path"], encoding="utf-8", newline="")  # noqa: SIM115
                 except OSError as exc:
                     raise CommandError(f"Cannot read {options['path']}: {exc.strerror}") from None
-                with stream:
-                    report = dataset_import(
-                        format=options["format"],
-                        project=project,
-                        stream=stream,
-                        skip_bad_rows=options["skip_bad_rows"],
-                        progress=progress,
-                    )
+                if sys.stderr.isatty():
+                    progress = _ProgressBar(stream, os.fstat(stream.fileno()).st_size)
+            with stream:
+                report = dataset_import(
+                    format=options["format"],
+                    project=project,
+                    stream=stream,
+                    skip_bad_rows=options["skip_bad_rows"],
+                    progress=progress,
+                )
         except UnicodeDecodeError as exc:
             raise CommandError(
                 f"{options['path']} is not UTF-8 text (byte {exc.start}); nothing was imported."
@@ -70,6 +67,16 @@ class Command(BaseCommand):
             )
         self.stdout.write(self.style.SUCCESS(report.summary()))
 
-    def _progress(self, rows: int) -> None:
-        sys.stderr.write(f"\r{rows} rows read")
+
+class _ProgressBar:
+    """A one-line bar on the terminal: how much of the file has been read, and how many rows."""
+
+    def __init__(self, stream: IO[str], size: int) -> None:
+        self.stream = stream
+        self.size = max(size, 1)
+
+    def __call__(self, rows: int) -> None:
+        done = min(self.stream.buffer.tell() / self.size, 1.0)
+        bar = "#" * int(done * 30)
+        sys.stderr.write(f"\r[{bar:<30}] {done:4.0%}  {rows} rows")
         sys.stderr.flush()
