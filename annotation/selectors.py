@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
 
 from annotation import permissions
-from annotation.models import Answer, ErrorSpan, Preference, Project, Question, Run, Verdict
+from annotation.models import Answer, Assignment, ErrorSpan, Preference, Project, Question, Run, Verdict
 
 
 def project_list(*, user: Any) -> QuerySet[Project]:
@@ -74,3 +75,24 @@ def question_detail(*, user: Any, project: Project, question_id: int) -> tuple[Q
     question = question_list(user=user, project=project).get(pk=question_id)
     spans = list(span_list(user=user).filter(Q(question=question) | Q(answer__question=question)))
     return question, spans
+
+
+def queue_next(*, user: Any, project: Project) -> Question | None:
+    """The next item assigned to ``user`` in ``project`` and not submitted yet, in assignment order."""
+    assignment = (
+        Assignment.objects.filter(annotator=user, question__project=project, submitted_at__isnull=True)
+        .select_related("question")
+        .order_by("id")
+        .first()
+    )
+    return assignment.question if assignment else None
+
+
+def item_order(*, answers: list[Answer], user: Any) -> list[Answer]:
+    """The answers of an item in the order this annotator sees them: shuffled per item and annotator, and
+    the same every time (the HaluQuestQA set-up hides which answer is which)."""
+
+    def key(answer: Answer) -> str:
+        return hashlib.sha256(f"{answer.question_id}:{user.pk}:{answer.pk}".encode()).hexdigest()
+
+    return sorted(answers, key=key)

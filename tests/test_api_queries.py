@@ -16,7 +16,7 @@ EXPECTED = {
     "/api/runs/": 5,
     "/": 4,
     "/projects/p/": 9,
-    "/projects/p/questions/{question}/": 7,
+    "/projects/p/questions/{question}/": 9,
 }
 
 

@@ -137,3 +137,23 @@ def locate(text: str, quote: str) -> tuple[int, int, str] | None:
         return None
     last = start + len(norm_quote) - 1
     return origin[start], origin[last] + 1, "loose"
+
+
+# --- Highlighting overlapping spans ----------------------------------------------------------------
+
+
+def segments(length: int, spans: list[tuple[int, int, int]]) -> list[tuple[int, int, list[int]]]:
+    """Cut [0, length) at every span boundary: (start, end, ids of the spans covering it) in order.
+
+    ``spans`` are (id, start, end); overlapping and nested spans give segments covered by several ids,
+    listed in the order the spans were given.
+    """
+    cuts = {0, length}
+    for _, start, end in spans:
+        cuts.update((max(0, min(start, length)), max(0, min(end, length))))
+    points = sorted(cuts)
+    out = []
+    for start, end in zip(points, points[1:], strict=False):
+        covering = [span_id for span_id, s, e in spans if s <= start and end <= e]
+        out.append((start, end, covering))
+    return out

@@ -1,5 +1,6 @@
 """Every write goes through a function here: one transaction, validated, audited."""
 
+from .assignments import assignment_add_time, assignment_submit
 from .audit import audit_record
 from .datasets import dataset_export, dataset_export_for, dataset_import, dataset_import_upload
 from .memberships import membership_remove, membership_set
@@ -9,11 +10,14 @@ from .projects import (
     project_progress_compute,
     project_progress_refresh,
     project_progress_refresh_later,
+    project_update_settings,
 )
 from .spans import span_create, span_delete, span_update, span_validate
 from .verdicts import verdict_delete_human, verdict_set_human
 
 __all__ = [
+    "assignment_add_time",
+    "assignment_submit",
     "audit_record",
     "dataset_export",
     "dataset_export_for",
@@ -27,6 +31,7 @@ __all__ = [
     "project_progress_compute",
     "project_progress_refresh",
     "project_progress_refresh_later",
+    "project_update_settings",
     "span_create",
     "span_delete",
     "span_update",

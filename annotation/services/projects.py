@@ -115,3 +115,27 @@ def project_progress_refresh_later(*, project: Project) -> None:
             logger.exception("could not enqueue the progress refresh of project %s", project_id)
 
     transaction.on_commit(enqueue)
+
+
+@transaction.atomic
+def project_update_settings(*, actor: Any, project: Project, blind: bool, guidelines: str) -> Project:
+    """Managers set whether annotation is blind and the guidelines annotators see."""
+    from annotation import permissions
+
+    if not permissions.can_manage(permissions.role_for(actor, project)):
+        raise ValidationFailed.from_fields(
+            {"project": ["Only a manager of this project can change its settings."]}
+        )
+    before = snapshot(project, ["blind", "guidelines"])
+    project.blind = blind
+    project.guidelines = guidelines
+    project.save(update_fields=["blind", "guidelines"])
+    audit_record(
+        actor=actor,
+        action="project.update",
+        obj=project,
+        project=project,
+        before=before,
+        after=snapshot(project, ["blind", "guidelines"]),
+    )
+    return project

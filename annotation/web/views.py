@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from annotation import permissions, selectors, services
 from annotation.choices import FINISHED_RUN_STATUSES, Role
 from annotation.errors import ApplicationError, Forbidden
-from annotation.models import Membership, Project, Question, Run
+from annotation.models import Membership, Project, Run
 from annotation.services.datasets import EXPORTERS, NEEDS_RUN, RUN_EXPORTS, export_response
 from annotation.web.forms import ImportForm
 
@@ -45,32 +45,11 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "import_form": ImportForm() if permissions.can_manage(role) else None,
         "export_formats": sorted(set(EXPORTERS) - NEEDS_RUN) if permissions.can_export(role, project) else [],
         "runs": Run.objects.filter(project=project).order_by("-created_at")[:10],
+        "can_annotate": permissions.can_annotate(role),
+        "my_progress": (project.progress.get("annotators") or {}).get(request.user.get_username()),
     }
     template = "annotation/project_detail.html" + ("#question-table" if request.htmx else "")
     return render(request, template, context)
-
-
-def question_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    project = get_object_or_404(selectors.project_list(user=request.user), slug=slug)
-    role = permissions.role_for(request.user, project)
-    try:
-        question, spans = selectors.question_detail(user=request.user, project=project, question_id=pk)
-    except Question.DoesNotExist:
-        raise Http404("No such question in this project.") from None
-    answers = list(question.answers.all())
-    spans_by_answer = {answer.pk: [] for answer in answers}
-    question_spans = []
-    for span in spans:
-        (question_spans if span.question_id else spans_by_answer[span.answer_id]).append(span)
-    context = {
-        "project": project,
-        "role": role,
-        "question": question,
-        "question_spans": question_spans,
-        "answers": [(answer, spans_by_answer[answer.pk]) for answer in answers],
-        "hide_kind": role == Role.ANNOTATOR,
-    }
-    return render(request, "annotation/question_detail.html", context)
 
 
 def _project_for(request: HttpRequest, slug: str) -> tuple[Project, str | None]:

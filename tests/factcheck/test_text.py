@@ -80,3 +80,17 @@ def test_locate_exact_then_loose() -> None:
     assert how == "loose" and text[start:end] == "scattering\r\nmakes  the SKY blue"
     assert locate(text, "green") is None
     assert locate(text, "") is None
+
+
+def test_segments_cut_at_every_boundary_and_list_covering_spans() -> None:
+    from annotation.factcheck.text import segments
+
+    assert segments(10, []) == [(0, 10, [])]
+    assert segments(10, [(1, 2, 6), (2, 4, 8)]) == [
+        (0, 2, []),
+        (2, 4, [1]),
+        (4, 6, [1, 2]),
+        (6, 8, [2]),
+        (8, 10, []),
+    ]
+    assert segments(5, [(7, 0, 5), (8, 1, 2)]) == [(0, 1, [7]), (1, 2, [7, 8]), (2, 5, [7])]

@@ -1,0 +1,61 @@
+"""An annotator's items: submitting them and recording the active time spent on them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotation import permissions
+from annotation.errors import Forbidden, NotFound, ValidationFailed
+from annotation.models import Assignment, Preference, Question
+from annotation.services.audit import audit_record
+from annotation.services.projects import project_progress_refresh_later
+
+#: One report of active time covers at most this much (the page reports every 30 s).
+MAX_SECONDS_PER_REPORT = 300
+
+
+def _writer_assignment(*, actor: Any, question: Question) -> Assignment:
+    role = permissions.role_for(actor, question.project)
+    if role is None:
+        raise NotFound("Not found.")
+    if not permissions.can_annotate(role):
+        raise Forbidden(f"Your role in this project ({role}) cannot annotate.")
+    assignment, _ = Assignment.objects.get_or_create(question=question, annotator=actor)
+    return assignment
+
+
+@transaction.atomic
+def assignment_submit(*, actor: Any, question: Question) -> Assignment:
+    """Mark the actor's item as done. A preference with its reason is required (the HaluQuestQA set-up)."""
+    assignment = _writer_assignment(actor=actor, question=question)
+    if (
+        question.answers.count() > 1
+        and not Preference.objects.filter(question=question, annotator=actor).exists()
+    ):
+        raise ValidationFailed.from_fields(
+            {"preference": ["Choose the answer you prefer and say why first."]}
+        )
+    if assignment.submitted_at is None:
+        assignment.submitted_at = timezone.now()
+        assignment.save(update_fields=["submitted_at"])
+        audit_record(
+            actor=actor,
+            action="item.submit",
+            obj=assignment,
+            project=question.project,
+            after={"question": question.pk},
+        )
+        project_progress_refresh_later(project=question.project)
+    return assignment
+
+
+def assignment_add_time(*, actor: Any, question: Question, seconds: int) -> None:
+    """Add active seconds (tab focused, user interacting) to the actor's item."""
+    if not 0 <= seconds <= MAX_SECONDS_PER_REPORT:
+        raise ValidationFailed.from_fields({"seconds": [f"Must be between 0 and {MAX_SECONDS_PER_REPORT}."]})
+    assignment = _writer_assignment(actor=actor, question=question)
+    Assignment.objects.filter(pk=assignment.pk).update(active_seconds=F("active_seconds") + seconds)
