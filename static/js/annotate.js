@@ -52,7 +52,8 @@
     field("quote").value = range.toString();
     suggestCategory(container.dataset.target);
     saveDraft();
-    field("justification").focus({ preventScroll: true });
+    // Focus the categories, not a text box, so that 1-5 pick one; picking moves on to the justification.
+    editor().querySelector(".categories").focus({ preventScroll: true });
     return true;
   }
   function suggestCategory(target) {
@@ -256,7 +257,11 @@
       return;
     }
     if (event.key === "Enter" && editor() && editor().contains(t)) {
-      if (t.tagName === "TEXTAREA" && !(event.ctrlKey || event.metaKey)) return;
+      // In the justification Enter saves and Shift+Enter starts a new line; in the references list
+      // (one URL per line) Ctrl+Enter saves.
+      if (t.tagName === "TEXTAREA" && (event.shiftKey || (t.name !== "justification" && !(event.ctrlKey || event.metaKey)))) {
+        return;
+      }
       if (t.tagName === "BUTTON") return;
       event.preventDefault();
       htmx.trigger(editor(), "submit");
@@ -267,6 +272,7 @@
       setCategory(categoriesByKey[event.key]);
       saveDraft();
       event.preventDefault();
+      field("justification").focus({ preventScroll: true });
     } else if (event.key === "/" && editor()) {
       event.preventDefault();
       resetEditor();
