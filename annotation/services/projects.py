@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.choices import Role, Source
-from annotation.errors import ValidationFailed
+from annotation.errors import Forbidden, ValidationFailed
 from annotation.models import (
     Answer,
     Assignment,
@@ -123,9 +123,7 @@ def project_update_settings(*, actor: Any, project: Project, blind: bool, guidel
     from annotation import permissions
 
     if not permissions.can_manage(permissions.role_for(actor, project)):
-        raise ValidationFailed.from_fields(
-            {"project": ["Only a manager of this project can change its settings."]}
-        )
+        raise Forbidden("Only a manager of this project can change its settings.")
     before = snapshot(project, ["blind", "guidelines"])
     project.blind = blind
     project.guidelines = guidelines
