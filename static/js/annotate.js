@@ -214,7 +214,8 @@
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
     const elt = event.detail.elt;
-    if (event.detail.failed && (!xhr || xhr.status === 0 || xhr.status >= 500)) {
+    // A network error (status 0) or a server error: keep everything, say so, try again.
+    if (!xhr || xhr.status === 0 || xhr.status >= 500) {
       setStatus("failed", "Not saved");
       failedElt = elt;
       banner.hidden = false;

@@ -267,3 +267,39 @@ def test_shortcuts_dialog_and_next_key(page, items) -> None:  # noqa: ANN001
     page.keyboard.press("n")
     page.wait_for_load_state()
     assert "/questions/" in page.url and page.url == url  # nothing submitted: the same item is next
+
+
+def test_a_failed_save_shows_a_banner_and_is_retried(page, items) -> None:  # noqa: ANN001
+    login(page, "alice")
+    open_next(page)
+    calls = {"n": 0}
+
+    def flaky(route) -> None:  # noqa: ANN001
+        calls["n"] += 1
+        if calls["n"] == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/spans/", flaky)
+    select_text(page, panel_for(page, "Rayleigh"), "Light scatters")
+    save_span(page, "2", "Survives a dropped connection.")
+    page.wait_for_selector("#save-failed:not([hidden])")
+    assert page.inner_text("#save-status") == "Not saved"
+    page.wait_for_selector("mark.hl-factuality")  # retried by itself after a few seconds
+    assert page.is_hidden("#save-failed") and page.inner_text("#save-status") == "Saved"
+    assert ErrorSpan.objects.get(annotator=items["alice"]).justification == "Survives a dropped connection."
+
+
+def test_active_time_is_recorded(page, items) -> None:  # noqa: ANN001
+    login(page, "alice")
+    open_next(page)
+    page.bring_to_front()
+    for _ in range(4):
+        page.mouse.move(200, 300)
+        page.keyboard.press("Shift")
+        page.wait_for_timeout(700)
+    page.goto("/")  # leaving the page sends what was counted
+    page.wait_for_timeout(500)
+    assignment = Assignment.objects.get(annotator=items["alice"], question=items["questions"][0])
+    assert 1 <= assignment.active_seconds <= 5
