@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,3 +47,8 @@ clean:
 bench: $(VENV)/.dev-deps
 	mkdir -p var
 	cd bench && for script in $$(ls *.py | grep -v common.py); do ../$(BIN)/python $$script || exit 1; done
+
+# Writes docs/screenshots/*.png from a browser test (needs Debian's chromium).
+screenshots: $(VENV)/.dev-deps
+	mkdir -p var
+	UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/test_screenshots.py -q
