@@ -178,3 +178,37 @@ def test_queue_goes_to_the_next_unsubmitted_item_then_says_done(client, world) -
     assert client.post(f"/projects/main/questions/{world.question.pk}/submit/").status_code == 302
     page = client.get("/projects/main/next/")
     assert page.status_code == 200 and b"All done" in page.content
+
+
+def test_manager_adds_an_annotator_who_gets_every_item(client, world) -> None:  # noqa: ANN001
+    from annotation.models import Membership
+    from tests import factories as f
+
+    newbie = f.UserFactory(username="newbie")
+    f.QuestionFactory(project=world.project)
+    client.force_login(world.manager)
+    response = client.post(
+        "/projects/main/members/", {"username": "newbie", "role": "annotator", "assign": "on"}, follow=True
+    )
+    assert b"newbie is annotator; 2 items assigned." in response.content
+    assert Membership.objects.get(user=newbie, project=world.project).role == "annotator"
+    client.force_login(newbie)
+    assert client.get("/projects/main/next/").status_code == 302
+    client.force_login(world.manager)
+    response = client.post("/projects/main/members/", {"username": "ghost", "role": "annotator"}, follow=True)
+    assert b"No account with that user name." in response.content
+    client.force_login(world.annotator)
+    assert (
+        client.post("/projects/main/members/", {"username": "newbie", "role": "manager"}).status_code == 403
+    )
+
+
+def test_add_member_command_assigns_items(db, world) -> None:  # noqa: ANN001
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("add_member", "--project", "main", "--create", "carol", stdout=out)
+    assert "Assigned 1 items to carol." in out.getvalue()
+    assert Assignment.objects.filter(annotator__username="carol").count() == 1

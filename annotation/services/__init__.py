@@ -1,6 +1,6 @@
 """Every write goes through a function here: one transaction, validated, audited."""
 
-from .assignments import assignment_add_time, assignment_submit
+from .assignments import assignment_add_time, assignment_submit, assignments_create
 from .audit import audit_record
 from .datasets import dataset_export, dataset_export_for, dataset_import, dataset_import_upload
 from .memberships import membership_remove, membership_set
@@ -18,6 +18,7 @@ from .verdicts import verdict_delete_human, verdict_set_human
 __all__ = [
     "assignment_add_time",
     "assignment_submit",
+    "assignments_create",
     "audit_record",
     "dataset_export",
     "dataset_export_for",

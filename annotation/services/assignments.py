@@ -59,3 +59,31 @@ def assignment_add_time(*, actor: Any, question: Question, seconds: int) -> None
         raise ValidationFailed.from_fields({"seconds": [f"Must be between 0 and {MAX_SECONDS_PER_REPORT}."]})
     assignment = _writer_assignment(actor=actor, question=question)
     Assignment.objects.filter(pk=assignment.pk).update(active_seconds=F("active_seconds") + seconds)
+
+
+@transaction.atomic
+def assignments_create(*, actor: Any, project: Any, user: Any) -> int:
+    """Give ``user`` every item of ``project`` they do not have yet; returns how many were added.
+
+    Only a manager (or the system, actor None) assigns; the user must be a member who can annotate.
+    """
+    if actor is not None and not permissions.can_manage(permissions.role_for(actor, project)):
+        raise Forbidden("Only a manager of this project can assign items.")
+    if not permissions.can_annotate(permissions.role_for(user, project)):
+        raise ValidationFailed.from_fields({"user": [f"{user} is not an annotator of this project."]})
+    have = Assignment.objects.filter(annotator=user, question__project=project).values("question_id")
+    missing = Question.objects.filter(project=project).exclude(pk__in=have).values_list("pk", flat=True)
+    created = Assignment.objects.bulk_create(
+        (Assignment(question_id=pk, annotator=user) for pk in missing.iterator(chunk_size=2000)),
+        batch_size=2000,
+    )
+    if created:
+        audit_record(
+            actor=actor,
+            action="assignment.create",
+            obj=project,
+            project=project,
+            after={"user": user.pk, "items": len(created)},
+        )
+        project_progress_refresh_later(project=project)
+    return len(created)

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.project_list, name="project-list"),
     path("projects/<slug:slug>/", views.project_detail, name="project-detail"),
     path("projects/<slug:slug>/settings/", workspace.project_settings, name="project-settings"),
+    path("projects/<slug:slug>/members/", workspace.member_add, name="member-add"),
     path("projects/<slug:slug>/next/", workspace.queue_next, name="queue-next"),
     path("projects/<slug:slug>/questions/<int:pk>/", workspace.item, name="item"),
     path("projects/<slug:slug>/questions/<int:pk>/spans/", workspace.span_save, name="span-save"),

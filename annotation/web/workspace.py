@@ -349,6 +349,34 @@ def item_time(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
+def member_add(request: HttpRequest, slug: str) -> HttpResponse:
+    """Managers add an existing account to the project, and give annotators every item."""
+    from django.contrib import messages
+    from django.contrib.auth import get_user_model
+
+    project, _ = _project(request, slug)
+    user = get_user_model().objects.filter(username=request.POST.get("username", "").strip()).first()
+    try:
+        if user is None:
+            raise ValidationFailed.from_fields({"username": ["No account with that user name."]})
+        services.membership_set(
+            actor=request.user, project=project, user=user, role=request.POST.get("role", "")
+        )
+        added = 0
+        if request.POST.get("assign") == "on" and permissions.can_annotate(
+            permissions.role_for(user, project)
+        ):
+            added = services.assignments_create(actor=request.user, project=project, user=user)
+        messages.success(request, f"{user.username} is {request.POST.get('role')}; {added} items assigned.")
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+    except ApplicationError as exc:
+        details = " ".join(m for ms in exc.extra.values() for m in ms) if exc.extra else ""
+        messages.error(request, f"{exc.message} {details}".strip())
+    return redirect("web:project-detail", slug=project.slug)
+
+
+@require_POST
 def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
     project, _ = _project(request, slug)
     try:

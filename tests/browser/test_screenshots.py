@@ -21,8 +21,16 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "haluquestqa_sample
 
 
 def test_screenshots(page, transactional_db, tmp_path) -> None:  # noqa: ANN001
-    call_command("import_dataset", "--format", "haluquestqa", "--project", "demo", "--create", str(FIXTURE),
-                 stdout=io.StringIO())
+    call_command(
+        "import_dataset",
+        "--format",
+        "haluquestqa",
+        "--project",
+        "demo",
+        "--create",
+        str(FIXTURE),
+        stdout=io.StringIO(),
+    )
     expert = f.UserFactory(username="expert", password=PASSWORD)
     project = Question.objects.first().project
     project.name = "HaluQuestQA sample"

@@ -21,6 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--project", required=True, help="The project's slug.")
         parser.add_argument("--role", default=Role.ANNOTATOR, choices=Role.values)
         parser.add_argument("--create", action="store_true", help="Create the account with a new password.")
+        parser.add_argument(
+            "--no-items", action="store_true", help="Do not give an annotator the project's items."
+        )
         parser.add_argument("username")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -40,3 +43,6 @@ class Command(BaseCommand):
         except ApplicationError as exc:
             raise CommandError(f"{exc.message} {exc.extra or ''}".strip()) from exc
         self.stdout.write(self.style.SUCCESS(f"{user.username} is now {options['role']} in {project.slug}."))
+        if options["role"] != Role.REVIEWER and not options["no_items"]:
+            added = services.assignments_create(actor=None, project=project, user=user)
+            self.stdout.write(f"Assigned {added} items to {user.username}.")
