@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from annotation.choices import Role, Source
@@ -58,14 +58,19 @@ def project_progress_compute(*, project: Project) -> dict[str, Any]:
     per_annotator: dict[str, dict[str, int]] = {}
 
     def bump(username: str, key: str, value: int) -> None:
-        per_annotator.setdefault(username, {"assigned": 0, "submitted": 0, "spans": 0, "preferences": 0})
+        per_annotator.setdefault(
+            username, {"assigned": 0, "submitted": 0, "spans": 0, "preferences": 0, "active_minutes": 0}
+        )
         per_annotator[username][key] = value
 
     for row in assignments.values("annotator__username").annotate(
-        assigned=Count("id"), submitted=Count("id", filter=Q(submitted_at__isnull=False))
+        assigned=Count("id"),
+        submitted=Count("id", filter=Q(submitted_at__isnull=False)),
+        seconds=Sum("active_seconds"),
     ):
         bump(row["annotator__username"], "assigned", row["assigned"])
         bump(row["annotator__username"], "submitted", row["submitted"])
+        bump(row["annotator__username"], "active_minutes", round((row["seconds"] or 0) / 60))
     for row in human_spans.values("annotator__username").annotate(n=Count("id")):
         bump(row["annotator__username"], "spans", row["n"])
     for row in (

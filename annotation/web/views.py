@@ -19,7 +19,11 @@ from annotation.web.forms import ImportForm
 def project_list(request: HttpRequest) -> HttpResponse:
     projects = list(selectors.project_list(user=request.user))
     roles = permissions.roles_by_project(request.user)
-    rows = [(project, roles.get(project.pk)) for project in projects]
+    me = request.user.get_username()
+    rows = [
+        (project, roles.get(project.pk), (project.progress.get("annotators") or {}).get(me))
+        for project in projects
+    ]
     return render(request, "annotation/project_list.html", {"rows": rows})
 
 
