@@ -8,6 +8,8 @@ managers write annotations; reviewers read. Only the author changes a human span
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
 
@@ -96,3 +98,24 @@ def verdicts_visible_q(user: User) -> Q:
     member, open_to_user = _project_sets(user)
     path = "atom__answer__question__project__in"
     return Q(**{path: member}) & (Q(**{path: open_to_user}) | Q(annotator=user) | Q(source=Source.MODEL))
+
+
+def require_role(actor: User, project: Project, allowed: Callable[[str | None], bool], what: str) -> str:
+    """The actor's role in ``project`` if ``allowed`` accepts it. Raises NotFound for non-members (so ids
+    do not leak) and Forbidden, saying what the role cannot do, for members."""
+    from annotation.errors import Forbidden, NotFound
+
+    role = role_for(actor, project)
+    if role is None:
+        raise NotFound("Not found.")
+    if not allowed(role):
+        raise Forbidden(f"Your role in this project ({role}) cannot {what}.")
+    return role
+
+
+def require_writer(actor: User, project: Project) -> str:
+    return require_role(actor, project, can_annotate, "annotate")
+
+
+def require_manager(actor: User, project: Project, what: str = "do this") -> str:
+    return require_role(actor, project, can_manage, what)

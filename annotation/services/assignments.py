@@ -9,7 +9,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation import permissions
-from annotation.errors import Forbidden, NotFound, ValidationFailed
+from annotation.errors import ValidationFailed
 from annotation.models import Assignment, Preference, Question
 from annotation.services.audit import audit_record
 from annotation.services.projects import project_progress_refresh_later
@@ -19,11 +19,7 @@ MAX_SECONDS_PER_REPORT = 300
 
 
 def _writer_assignment(*, actor: Any, question: Question) -> Assignment:
-    role = permissions.role_for(actor, question.project)
-    if role is None:
-        raise NotFound("Not found.")
-    if not permissions.can_annotate(role):
-        raise Forbidden(f"Your role in this project ({role}) cannot annotate.")
+    permissions.require_writer(actor, question.project)
     assignment, _ = Assignment.objects.get_or_create(question=question, annotator=actor)
     return assignment
 
@@ -67,8 +63,8 @@ def assignments_create(*, actor: Any, project: Any, user: Any) -> int:
 
     Only a manager (or the system, actor None) assigns; the user must be a member who can annotate.
     """
-    if actor is not None and not permissions.can_manage(permissions.role_for(actor, project)):
-        raise Forbidden("Only a manager of this project can assign items.")
+    if actor is not None:
+        permissions.require_manager(actor, project, "assign items")
     if not permissions.can_annotate(permissions.role_for(user, project)):
         raise ValidationFailed.from_fields({"user": [f"{user} is not an annotator of this project."]})
     have = Assignment.objects.filter(annotator=user, question__project=project).values("question_id")

@@ -24,6 +24,7 @@ from django.db.models import Prefetch
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
+from annotation import permissions
 from annotation.choices import (
     FINISHED_RUN_STATUSES,
     AnswerKind,
@@ -36,7 +37,7 @@ from annotation.choices import (
     SpanLocation,
     VerdictLabel,
 )
-from annotation.errors import ApplicationError, Forbidden, NotFound, ValidationFailed
+from annotation.errors import ApplicationError, NotFound, ValidationFailed
 from annotation.factcheck.formats import FormatError, feedback, pairs
 from annotation.factcheck.formats import factreasoner as fr
 from annotation.factcheck.formats import factscore as fs
@@ -1100,23 +1101,9 @@ PARSERS: dict[str, Callable[[IO[str]], Iterator[Any]]] = {
 }
 
 
-def _require_role(
-    *, actor: Any, project: Project, allowed: Callable[[str | None, Project], bool], what: str
-) -> None:
-    from annotation import permissions
-
-    role = permissions.role_for(actor, project)
-    if role is None:
-        raise NotFound("Not found.")
-    if not allowed(role, project):
-        raise Forbidden(f"Your role in this project ({role}) cannot {what}.")
-
-
 def dataset_export_for(*, actor: Any, project: Project, format: str, run: Run | None = None) -> Iterator[str]:
     """``dataset_export`` for a user who may see everyone's work in the project."""
-    from annotation import permissions
-
-    _require_role(actor=actor, project=project, allowed=permissions.can_export, what="export it")
+    permissions.require_role(actor, project, lambda role: permissions.can_export(role, project), "export it")
     return dataset_export(format=format, project=project, run=run)
 
 
@@ -1124,14 +1111,7 @@ def dataset_import_upload(
     *, actor: Any, project: Project, format: str, upload: Any, skip_bad_rows: bool = False
 ) -> ImportReport | Run:
     """Import an uploaded file: at once when it is small (the report), else as a background run (the Run)."""
-    from annotation import permissions
-
-    _require_role(
-        actor=actor,
-        project=project,
-        allowed=lambda role, _: permissions.can_manage(role),
-        what="import datasets",
-    )
+    permissions.require_manager(actor, project, "import datasets")
     if format not in IMPORTERS:
         raise ValidationFailed.from_fields(
             {"format": [f"Unknown format {format!r}; use one of: {', '.join(IMPORTERS)}."]}

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from annotation import permissions
 from annotation.choices import Role
-from annotation.errors import Forbidden, NotFound, ValidationFailed
+from annotation.errors import NotFound, ValidationFailed
 from annotation.models import Membership, Project
 from annotation.services.audit import audit_record, snapshot
 
@@ -16,13 +16,8 @@ MEMBERSHIP_FIELDS = ["user", "project", "role"]
 
 
 def _require_manager(*, actor: Any, project: Project) -> None:
-    if actor is None:  # management commands and the system itself
-        return
-    role = permissions.role_for(actor, project)
-    if role is None:
-        raise NotFound("Not found.")
-    if not permissions.can_manage(role):
-        raise Forbidden("Only a manager of this project can change its members.")
+    if actor is not None:  # None: management commands and the system itself
+        permissions.require_manager(actor, project, "change its members")
 
 
 @transaction.atomic

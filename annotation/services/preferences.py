@@ -7,20 +7,12 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from annotation import permissions
-from annotation.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from annotation.errors import Conflict, Forbidden, ValidationFailed
 from annotation.models import Answer, Preference, Question
 from annotation.services.audit import audit_record, snapshot
 from annotation.services.projects import project_progress_refresh_later
 
 PREFERENCE_FIELDS = ["question", "annotator", "preferred_answer", "reason", "version"]
-
-
-def _require_writer(*, actor: Any, question: Question) -> None:
-    role = permissions.role_for(actor, question.project)
-    if role is None:
-        raise NotFound("Not found.")
-    if not permissions.can_annotate(role):
-        raise Forbidden(f"Your role in this project ({role}) cannot annotate.")
 
 
 @transaction.atomic
@@ -31,7 +23,7 @@ def preference_set(
 
     With ``version``, an existing preference is only replaced if it is still at that version.
     """
-    _require_writer(actor=actor, question=question)
+    permissions.require_writer(actor, question.project)
     errors: dict[str, list[str]] = {}
     if preferred_answer.question_id != question.pk:
         errors["preferred_answer"] = [

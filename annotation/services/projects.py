@@ -9,8 +9,9 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
+from annotation import permissions
 from annotation.choices import Role, Source
-from annotation.errors import Forbidden, ValidationFailed
+from annotation.errors import ValidationFailed
 from annotation.models import (
     Answer,
     Assignment,
@@ -125,10 +126,7 @@ def project_progress_refresh_later(*, project: Project) -> None:
 @transaction.atomic
 def project_update_settings(*, actor: Any, project: Project, blind: bool, guidelines: str) -> Project:
     """Managers set whether annotation is blind and the guidelines annotators see."""
-    from annotation import permissions
-
-    if not permissions.can_manage(permissions.role_for(actor, project)):
-        raise Forbidden("Only a manager of this project can change its settings.")
+    permissions.require_manager(actor, project, "change its settings")
     before = snapshot(project, ["blind", "guidelines"])
     project.blind = blind
     project.guidelines = guidelines

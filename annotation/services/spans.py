@@ -122,14 +122,6 @@ def _target_project(*, question: Question | None, answer: Answer | None) -> Proj
     return question.project if question is not None else answer.question.project
 
 
-def _require_writer(*, actor: Any, project: Project) -> None:
-    role = permissions.role_for(actor, project)
-    if role is None:
-        raise NotFound("Not found.")
-    if not permissions.can_annotate(role):
-        raise Forbidden(f"Your role in this project ({role}) cannot annotate.")
-
-
 def _require_author(*, actor: Any, span: ErrorSpan) -> Project:
     project = _target_project(question=span.question, answer=span.answer)
     role = permissions.role_for(actor, project)
@@ -161,7 +153,7 @@ def span_create(
     if (question is None) == (answer is None):
         raise ValidationFailed.from_fields({"target": ["Give exactly one of question or answer."]})
     project = _target_project(question=question, answer=answer)
-    _require_writer(actor=actor, project=project)
+    permissions.require_writer(actor, project)
     target_text = question.text if question is not None else answer.text
     references = list(references)
     errors = span_validate(

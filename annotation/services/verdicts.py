@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 
 from annotation import permissions
 from annotation.choices import Source, VerdictLabel
-from annotation.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from annotation.errors import Conflict, Forbidden, ValidationFailed
 from annotation.models import Answer, Atom, Verdict
 from annotation.services.audit import audit_record, snapshot
 
@@ -28,11 +28,7 @@ def verdict_set_human(
 ) -> Verdict:
     """Create or change the actor's verdict on ``atom`` against ``target`` (None: against evidence)."""
     project = atom.answer.question.project
-    role = permissions.role_for(actor, project)
-    if role is None:
-        raise NotFound("Not found.")
-    if not permissions.can_annotate(role):
-        raise Forbidden(f"Your role in this project ({role}) cannot annotate.")
+    permissions.require_writer(actor, project)
     errors: dict[str, list[str]] = {}
     if label not in VerdictLabel.values:
         errors["label"] = [f"Unknown label {label!r}; use one of: {', '.join(VerdictLabel.values)}."]

@@ -179,6 +179,14 @@ def _editor_errors(
     return response
 
 
+def _raise_access(exc: ApplicationError) -> None:
+    """Not found and not allowed are answered as such (404 / 403), not as form errors."""
+    if isinstance(exc, NotFound):
+        raise Http404(exc.message) from None
+    if isinstance(exc, Forbidden):
+        raise PermissionDenied(exc.message) from None
+
+
 def _int_or_none(value: str | None, field: str) -> int | None:
     if value in (None, ""):
         return None
@@ -253,11 +261,8 @@ def span_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                 raise ValidationFailed.from_fields({"version": ["Missing: reload the page."]})
             changes = {k: v for k, v in fields.items() if k not in ("question", "answer")}
             services.span_update(actor=request.user, span=span, version=version, **changes)
-    except NotFound:
-        raise Http404 from None
-    except Forbidden as exc:
-        raise PermissionDenied(exc.message) from None
     except ApplicationError as exc:
+        _raise_access(exc)
         return _editor_errors(request, project, role, question, exc)
     return _workspace(request, project, role, question)
 
@@ -274,11 +279,8 @@ def span_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         services.span_delete(
             actor=request.user, span=span, version=_int_or_none(request.POST.get("version"), "version")
         )
-    except NotFound:
-        raise Http404 from None
-    except Forbidden as exc:
-        raise PermissionDenied(exc.message) from None
     except ApplicationError as exc:
+        _raise_access(exc)
         return _editor_errors(request, project, role, question, exc)
     return _workspace(request, project, role, question)
 
@@ -300,9 +302,8 @@ def preference_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             preferred_answer=answer,
             reason=request.POST.get("reason", ""),
         )
-    except Forbidden as exc:
-        raise PermissionDenied(exc.message) from None
     except ApplicationError as exc:
+        _raise_access(exc)
         errors = exc.extra if isinstance(exc, ValidationFailed) else {"__all__": [exc.message]}
     return render(
         request,
@@ -318,9 +319,8 @@ def item_submit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     question = _question(request, project, pk)
     try:
         services.assignment_submit(actor=request.user, question=question)
-    except Forbidden as exc:
-        raise PermissionDenied(exc.message) from None
     except ApplicationError as exc:
+        _raise_access(exc)
         context = item_context(request, project, role, question.pk) | {"submit_error": exc}
         if not request.htmx:
             context["guidelines"] = guidelines_html(project)
@@ -341,9 +341,8 @@ def item_time(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     try:
         seconds = _int_or_none(request.POST.get("seconds"), "seconds") or 0
         services.assignment_add_time(actor=request.user, question=question, seconds=seconds)
-    except Forbidden as exc:
-        raise PermissionDenied(exc.message) from None
     except ApplicationError as exc:
+        _raise_access(exc)
         return HttpResponse(exc.message, status=400, content_type="text/plain")
     return HttpResponse(status=204)
 
@@ -368,9 +367,8 @@ def member_add(request: HttpRequest, slug: str) -> HttpResponse:
         ):
             added = services.assignments_create(actor=request.user, project=project, user=user)
         messages.success(request, f"{user.username} is {request.POST.get('role')}; {added} items assigned.")
-    except Forbidden as exc:
-        raise PermissionDenied(exc.message) from None
     except ApplicationError as exc:
+        _raise_access(exc)
         details = " ".join(m for ms in exc.extra.values() for m in ms) if exc.extra else ""
         messages.error(request, f"{exc.message} {details}".strip())
     return redirect("web:project-detail", slug=project.slug)
@@ -386,8 +384,9 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
             blind=request.POST.get("blind") == "on",
             guidelines=request.POST.get("guidelines", ""),
         )
-    except Forbidden as exc:
-        raise PermissionDenied(exc.message) from None
+    except ApplicationError as exc:
+        _raise_access(exc)
+        raise
     return redirect("web:project-detail", slug=project.slug)
 
 
