@@ -1,0 +1,352 @@
+"""Verification runs: start, one task per answer (idempotent), progress, cancel, and the FaaF measures.
+
+The recall set-up (FaaF): the reference facts of a question are verified against each of its answers,
+the reference answer included. A run on an endpoint caches every call (LLMCall, content-addressed), so a
+re-run costs nothing and gives the same verdicts; with no endpoint the offline backend answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from annotation import permissions
+from annotation.choices import FINISHED_RUN_STATUSES, AtomOrigin, RunKind, RunStatus, Source, VerdictLabel
+from annotation.errors import Conflict, ValidationFailed
+from annotation.factcheck import faaf, metrics, prompting
+from annotation.factcheck.llm import OFFLINE_MODEL, Endpoint, LLMClient, LLMError, LLMResponse, OpenAIClient
+from annotation.factcheck.offline import OfflineBackend
+from annotation.factcheck.text import locate
+from annotation.models import Answer, Atom, LLMCall, Project, Run, Verdict
+from annotation.services.audit import audit_record
+
+logger = logging.getLogger(__name__)
+
+METHODS = {"faaf": "Facts as a Function: all facts in one function call", "prompt": "One prompt per fact"}
+VARIANTS = {"tf": "True / False", "tfn": "True / False / not clear"}
+PROMPT_VERSION = "faaf-2024"
+
+
+# --- The LLM behind a run -----------------------------------------------------------------------------
+
+
+class DatabaseCache:
+    """LLMCall rows as the client's cache."""
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        call = LLMCall.objects.filter(key=key, status="ok").values("response").first()
+        return call["response"] if call else None
+
+    def put(self, key: str, request: dict[str, Any], response: dict[str, Any], latency_ms: int) -> None:
+        try:
+            with transaction.atomic():
+                LLMCall.objects.get_or_create(
+                    key=key,
+                    defaults={
+                        "run_id": self.run_id,
+                        "endpoint": settings.LLM_BASE_URL,
+                        "model_name": request.get("model", ""),
+                        "request": request,
+                        "response": response,
+                        "latency_ms": latency_ms,
+                        "prompt_tokens": response.get("prompt_tokens", 0),
+                        "completion_tokens": response.get("completion_tokens", 0),
+                    },
+                )
+        except IntegrityError:  # another worker stored the same call first
+            pass
+
+
+def _record(
+    run_id: int, key: str, payload: dict, response: LLMResponse | None, error: Exception | None, cached: bool
+) -> None:
+    """Count every call on its run: calls made, cache hits, tokens."""
+    if cached:
+        Run.objects.filter(pk=run_id).update(cache_hits=F("cache_hits") + 1)
+        return
+    tokens = (response.prompt_tokens, response.completion_tokens) if response else (0, 0)
+    Run.objects.filter(pk=run_id).update(
+        llm_calls=F("llm_calls") + 1,
+        prompt_tokens=F("prompt_tokens") + tokens[0],
+        completion_tokens=F("completion_tokens") + tokens[1],
+    )
+
+
+class _CountingOffline(OfflineBackend):
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+
+    def complete(self, request: Any) -> LLMResponse:
+        response = super().complete(request)
+        _record(self.run_id, "", {}, response, None, False)
+        return response
+
+
+def configured_endpoint() -> Endpoint | None:
+    """The endpoint from the settings (LLM_BASE_URL ...), or None: the offline backend."""
+    if not settings.LLM_BASE_URL:
+        return None
+    return Endpoint(
+        name="default",
+        base_url=settings.LLM_BASE_URL,
+        model=settings.LLM_MODEL or "default",
+        api_key=settings.LLM_API_KEY,
+        max_concurrency=settings.LLM_MAX_CONCURRENCY,
+        timeout=float(settings.LLM_TIMEOUT),
+    )
+
+
+def client_for(run: Run) -> LLMClient:
+    if run.endpoint == OFFLINE_MODEL:
+        return _CountingOffline(run.pk)
+    endpoint = configured_endpoint()
+    if endpoint is None:
+        raise LLMError("The run was started on an endpoint, but no LLM_BASE_URL is configured now.")
+    cache = DatabaseCache(run.pk) if run.parameters.get("cache", True) else None
+    return OpenAIClient(endpoint, cache=cache, recorder=lambda *args: _record(run.pk, *args))
+
+
+# --- Starting and running --------------------------------------------------------------------------------
+
+
+def _answers_in_scope(project: Project, kinds: list[str] | None) -> list[int]:
+    """Answers of questions that have reference facts (the recall set-up), optionally of some kinds."""
+    answers = Answer.objects.filter(
+        question__project=project,
+        question__answers__atoms__origin=AtomOrigin.REFERENCE,
+        question__answers__atoms__run__isnull=True,
+    )
+    if kinds:
+        answers = answers.filter(kind__in=kinds)
+    return list(answers.order_by("question_id", "position", "id").values_list("pk", flat=True).distinct())
+
+
+def run_start(
+    *,
+    actor: Any,
+    project: Project,
+    method: str,
+    variant: str = "tf",
+    citation: bool = False,
+    answer_kinds: list[str] | None = None,
+    use_cache: bool = True,
+    enqueue: bool = True,
+) -> Run:
+    """Start a verification run: one task per answer, enqueued after commit."""
+    if actor is not None:
+        permissions.require_manager(actor, project, "start runs")
+    errors: dict[str, list[str]] = {}
+    if method not in METHODS:
+        errors["method"] = [f"Unknown method {method!r}; use one of: {', '.join(METHODS)}."]
+    if variant not in VARIANTS:
+        errors["variant"] = [f"Unknown variant {variant!r}; use one of: {', '.join(VARIANTS)}."]
+    if citation and method != "faaf":
+        errors["citation"] = ["Citations are a FaaF option."]
+    if errors:
+        raise ValidationFailed.from_fields(errors)
+    answer_ids = _answers_in_scope(project, answer_kinds)
+    if not answer_ids:
+        among = f" among answers of kinds {', '.join(answer_kinds)}" if answer_kinds else ""
+        message = f"No answers to verify{among}: this project has no reference facts (import WikiEvalFacts)."
+        raise ValidationFailed.from_fields({"answers": [message]})
+    endpoint = configured_endpoint()
+    with transaction.atomic():
+        run = Run.objects.create(
+            project=project,
+            kind=RunKind.VERIFY,
+            method=method,
+            variant=variant,
+            endpoint=endpoint.name if endpoint else OFFLINE_MODEL,
+            model_name=endpoint.model if endpoint else OFFLINE_MODEL,
+            prompt_version=PROMPT_VERSION,
+            parameters={
+                "citation": citation,
+                "answer_kinds": answer_kinds or [],
+                "cache": use_cache,
+                "setup": "recall",
+                "answers": answer_ids,
+            },
+            items_total=len(answer_ids),
+            created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        )
+        audit_record(
+            actor=actor,
+            action="run.start",
+            obj=run,
+            project=project,
+            after={"method": method, "variant": variant, "answers": len(answer_ids)},
+        )
+        if enqueue:
+            from annotation.tasks import run_answer_task
+
+            transaction.on_commit(lambda: [run_answer_task.delay(run.pk, a) for a in answer_ids])
+    return run
+
+
+def run_answer(*, run_id: int, answer_id: int, final_attempt: bool = True) -> None:
+    """Verify the reference facts of ``answer_id``'s question against it. Safe to repeat: verdicts are
+    written on their unique key (run, atom, target), so a redelivered task replaces, never duplicates."""
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None or run.status in (RunStatus.CANCELLED,):
+        return
+    Run.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
+        status=RunStatus.RUNNING, started_at=timezone.now()
+    )
+    answer = Answer.objects.select_related("question").get(pk=answer_id)
+    atoms = list(
+        Atom.objects.filter(
+            answer__question=answer.question, origin=AtomOrigin.REFERENCE, run__isnull=True
+        ).order_by("answer_id", "position", "id")
+    )
+    facts = [a.text for a in atoms]
+    try:
+        results, failure, raw = _verify(run, facts, answer.text)
+    except LLMError as exc:
+        if exc.transient and not final_attempt:
+            raise
+        _fail(run, answer_id, str(exc))
+        run_progress_refresh(run_id=run_id)
+        return
+    with transaction.atomic():
+        for atom, result in zip(atoms, results, strict=True):
+            start_end = locate(answer.text, result.citation) if result.citation else None
+            Verdict.objects.update_or_create(
+                run=run,
+                atom=atom,
+                target=answer,
+                defaults={
+                    "source": Source.MODEL,
+                    "label": None
+                    if not result.valid
+                    else (VerdictLabel.SUPPORTED if result.supported else VerdictLabel.NOT_SUPPORTED),
+                    "valid": result.valid,
+                    "raw_value": result.raw if result.valid else raw,
+                    "rationale": failure,
+                    "evidence_quote": result.citation,
+                    "evidence_start": start_end[0] if start_end else None,
+                    "evidence_end": start_end[1] if start_end else None,
+                },
+            )
+    run_progress_refresh(run_id=run_id)
+
+
+def _verify(run: Run, facts: list[str], passage: str) -> tuple[list[faaf.FactResult], str, str]:
+    """(results, why the call is N/A or "", the raw reply kept for N/A verdicts)."""
+    client = client_for(run)
+    citation = bool(run.parameters.get("citation"))
+    if not facts:
+        return [], "", ""
+    if run.method == "faaf":
+        response = client.complete(faaf.request(facts, passage, variant=run.variant, citation=citation))
+        results, failure = faaf.parse(response, facts, variant=run.variant, citation=citation)
+        return results, failure, (response.tool_arguments or response.content or "")[:5000]
+    responses = (
+        [client.complete(prompting.request(fact, passage)) for fact in facts]
+        if isinstance(client, OfflineBackend)
+        else client.complete_many(prompting.request(fact, passage) for fact in facts)
+    )
+    results = []
+    for fact, response in zip(facts, responses, strict=True):
+        if isinstance(response, LLMError):
+            raise response
+        results.append(prompting.parse(response, fact))
+    return results, "", ""
+
+
+def _fail(run: Run, answer_id: int, message: str) -> None:
+    with transaction.atomic():
+        current = Run.objects.select_for_update().get(pk=run.pk)
+        failures = dict(current.result.get("failures", {}))
+        failures[str(answer_id)] = message[:500]
+        current.result = {**current.result, "failures": failures}
+        current.items_failed = len(failures)
+        current.save(update_fields=["result", "items_failed"])
+
+
+def run_progress_refresh(*, run_id: int) -> Run:
+    """Recount the run from its verdicts (idempotent) and finish it when every answer is done or failed."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        counts = Verdict.objects.filter(run=run).aggregate(
+            answers=Count("target", distinct=True), na=Count("id", filter=Q(valid=False))
+        )
+        failed = set(run.result.get("failures", {}))
+        run.items_done = counts["answers"]
+        run.items_na = counts["na"]
+        run.items_failed = len(failed)
+        if run.status not in FINISHED_RUN_STATUSES and run.items_done + run.items_failed >= run.items_total:
+            run.status = RunStatus.SUCCEEDED if run.items_done else RunStatus.FAILED
+            run.finished_at = timezone.now()
+            if run.status == RunStatus.FAILED:
+                run.error = "Every answer failed; see the failures."
+        run.save(update_fields=["items_done", "items_na", "items_failed", "status", "finished_at", "error"])
+        return run
+
+
+def run_cancel(*, actor: Any, run: Run) -> Run:
+    permissions.require_manager(actor, run.project, "cancel runs")
+    updated = (
+        Run.objects.filter(pk=run.pk)
+        .exclude(status__in=FINISHED_RUN_STATUSES)
+        .update(status=RunStatus.CANCELLED, finished_at=timezone.now())
+    )
+    if not updated:
+        raise Conflict("The run has already finished.")
+    audit_record(actor=actor, action="run.cancel", obj=run, project=run.project)
+    run.refresh_from_db()
+    return run
+
+
+def run_sync(*, run: Run) -> Run:
+    """Run every answer in this process, one after another (``run_job --sync``)."""
+    for answer_id in run.parameters.get("answers", []):
+        run_answer(run_id=run.pk, answer_id=answer_id)
+    return Run.objects.get(pk=run.pk)
+
+
+# --- Measures -----------------------------------------------------------------------------------------
+
+
+def run_report(*, run: Run) -> dict[str, Any]:
+    """FaaF's measures per answer kind where human verdicts exist: error rate, F1micro on not supported,
+    N/A; factual recall of the model and of the humans; and the run's calls and tokens."""
+    verdicts = Verdict.objects.filter(run=run).select_related("target")
+    human: dict[tuple[int, int], tuple] = {}
+    for atom_id, target_id, label, updated in Verdict.objects.filter(
+        source=Source.HUMAN, atom__in=verdicts.values("atom"), target__isnull=False
+    ).values_list("atom_id", "target_id", "label", "updated_at"):
+        if (atom_id, target_id) not in human or updated > human[(atom_id, target_id)][1]:
+            human[(atom_id, target_id)] = (label == VerdictLabel.SUPPORTED, updated)
+    pairs: dict[str, list] = defaultdict(list)
+    recall: dict[str, list] = defaultdict(list)
+    for v in verdicts:
+        model = v.label == VerdictLabel.SUPPORTED if v.valid else None
+        recall[v.target.kind].append(model)
+        if (v.atom_id, v.target_id) in human:
+            pairs[v.target.kind].append((human[(v.atom_id, v.target_id)][0], model))
+    kinds = {}
+    for kind in sorted(recall):
+        entry: dict[str, Any] = {"facts": len(recall[kind]), "recall": metrics.factual_recall(recall[kind])}
+        if pairs[kind]:
+            agreement = metrics.agreement(pairs[kind])
+            entry |= agreement.as_dict() | {
+                "human_recall": metrics.factual_recall([h for h, _ in pairs[kind]])
+            }
+        kinds[kind] = entry
+    return {
+        "kinds": kinds,
+        "calls": run.llm_calls,
+        "cache_hits": run.cache_hits,
+        "prompt_tokens": run.prompt_tokens,
+        "completion_tokens": run.completion_tokens,
+        "na": run.items_na,
+    }

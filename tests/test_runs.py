@@ -1,0 +1,118 @@
+"""Verification runs through the services, the command and a real openai client on a scripted server."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.choices import RunStatus, Source
+from annotation.models import LLMCall, Project, Run, Verdict
+from annotation.services import runs
+from tests.factcheck.scripted_server import Reply, ScriptedServer, completion
+
+FIXTURE = Path(__file__).parent / "fixtures" / "wikievalfacts_sample.csv"
+
+
+@pytest.fixture
+def project(db):  # noqa: ANN001, ANN201
+    call_command(
+        "import_dataset",
+        "--format",
+        "wikievalfacts",
+        "--project",
+        "wef",
+        "--create",
+        str(FIXTURE),
+        stdout=io.StringIO(),
+    )
+    return Project.objects.get(slug="wef")
+
+
+def run_job(*args: str) -> str:
+    out = io.StringIO()
+    call_command("run_job", "--project", "wef", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_offline_faaf_run_completes_with_offline_verdicts_and_measures(project) -> None:  # noqa: ANN001
+    output = run_job("--method", "faaf", "--sync")
+    run = Run.objects.get()
+    assert run.status == RunStatus.SUCCEEDED and run.model_name == "offline" and run.endpoint == "offline"
+    assert run.items_total == run.items_done == 9  # 3 questions x (reference, ungrounded, poor)
+    assert run.llm_calls == 9  # FaaF: one call per answer, whatever the number of facts
+    assert Verdict.objects.filter(run=run, source=Source.MODEL).count() == 8 * 3
+    report = runs.run_report(run=run)
+    assert set(report["kinds"]) == {"reference", "ungrounded", "poor"}
+    reference = report["kinds"]["reference"]
+    assert (
+        reference["facts"] == 8 and reference["human_recall"] == 1.0 and reference["error_rate"] is not None
+    )
+    assert "succeeded: 9 answers done" in output and '"ungrounded"' in output
+
+
+def test_per_fact_prompting_makes_one_call_per_fact(project) -> None:  # noqa: ANN001
+    run_job("--method", "prompt", "--answers", "poor", "--sync")
+    run = Run.objects.get()
+    assert run.items_total == 3 and run.llm_calls == 8  # 3 + 3 + 2 facts
+
+
+def test_a_repeated_task_replaces_and_never_duplicates(project) -> None:  # noqa: ANN001
+    run = runs.run_start(actor=None, project=project, method="faaf", enqueue=False)
+    answer_id = run.parameters["answers"][0]
+    runs.run_answer(run_id=run.pk, answer_id=answer_id)
+    runs.run_answer(run_id=run.pk, answer_id=answer_id)  # redelivered after a worker died
+    assert Verdict.objects.filter(run=run).count() == 3
+    assert Run.objects.get(pk=run.pk).items_done == 1
+
+
+def test_no_reference_facts_is_a_clear_error(db) -> None:  # noqa: ANN001
+    Project.objects.create(name="Empty", slug="wef")
+    with pytest.raises(CommandError, match="no reference facts"):
+        run_job("--method", "faaf", "--sync")
+
+
+def faaf_reply(payload: dict) -> Reply:
+    facts = payload["tools"][0]["function"]["parameters"]["properties"]
+    answer = payload["messages"][0]["content"]
+    values = {name: "True" if "Ada" in answer or "1969" in answer else "False" for name in facts}
+    return Reply(body=completion(arguments=json.dumps(values), prompt_tokens=200, completion_tokens=30))
+
+
+def test_endpoint_run_one_call_per_answer_tokens_and_cache_on_rerun(project, settings) -> None:  # noqa: ANN001
+    with ScriptedServer(handler=faaf_reply) as server:
+        settings.LLM_BASE_URL = server.url
+        settings.LLM_MODEL = "scripted-model"
+        run_job("--method", "faaf", "--variant", "tfn", "--sync")
+        first = Run.objects.get()
+        assert first.model_name == "scripted-model" and first.status == RunStatus.SUCCEEDED
+        assert len(server.requests) == 9 and first.llm_calls == 9 and first.cache_hits == 0
+        assert first.prompt_tokens == 9 * 200 and first.completion_tokens == 9 * 30
+        assert LLMCall.objects.count() == 9
+        run_job("--method", "faaf", "--variant", "tfn", "--sync")
+        second = Run.objects.exclude(pk=first.pk).get()
+        assert len(server.requests) == 9  # nothing new was sent
+        assert second.cache_hits == 9 and second.llm_calls == 0 and second.prompt_tokens == 0
+        same = {(v.atom_id, v.target_id, v.label) for v in Verdict.objects.filter(run=first)}
+        assert same == {(v.atom_id, v.target_id, v.label) for v in Verdict.objects.filter(run=second)}
+
+
+def test_malformed_replies_are_na_with_the_raw_reply_kept(project, settings) -> None:  # noqa: ANN001
+    with ScriptedServer(default=Reply(body=completion(content="I think they are all true."))) as server:
+        settings.LLM_BASE_URL = server.url
+        run_job("--method", "faaf", "--answers", "reference", "--sync")
+    run = Run.objects.get()
+    verdicts = Verdict.objects.filter(run=run)
+    assert verdicts.count() == 8 and not verdicts.filter(valid=True).exists()
+    assert run.items_na == 8 and verdicts.first().rationale == "the reply is not a function call"
+    assert runs.run_report(run=run)["kinds"]["reference"]["na"] == 8
+
+
+def test_an_endpoint_that_keeps_failing_marks_the_answers_failed(project, settings) -> None:  # noqa: ANN001
+    with ScriptedServer(default=Reply(status=400, body={"error": {"message": "no tools here"}})) as server:
+        settings.LLM_BASE_URL = server.url
+        run_job("--method", "faaf", "--answers", "poor", "--sync")
+    run = Run.objects.get()
+    assert run.status == RunStatus.FAILED and run.items_failed == 3
+    assert "refused the request (400)" in next(iter(run.result["failures"].values()))
