@@ -171,7 +171,7 @@ def test_verdict_set(api, world, role_index) -> None:  # noqa: ANN001
     assert response.status_code == VERDICT_SET[role_index], response.content
 
 
-@pytest.mark.parametrize("route", ["projects", "questions", "answers", "runs"])
+@pytest.mark.parametrize("route", ["projects", "questions", "answers"])
 def test_read_only_routes_refuse_writes(api, world, route) -> None:  # noqa: ANN001
     api.force_authenticate(world.manager)
     response = api.post(f"/api/{route}/", {}, format="json")

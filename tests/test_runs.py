@@ -116,3 +116,63 @@ def test_an_endpoint_that_keeps_failing_marks_the_answers_failed(project, settin
     run = Run.objects.get()
     assert run.status == RunStatus.FAILED and run.items_failed == 3
     assert "refused the request (400)" in next(iter(run.result["failures"].values()))
+
+
+def test_run_from_the_project_page_and_its_page(client, project, django_capture_on_commit_callbacks) -> None:  # noqa: ANN001
+    from annotation.choices import Role
+    from annotation.tasks import run_answer_task
+    from tests import factories as f
+
+    manager = f.member(project, Role.MANAGER, "boss")
+    annotator = f.member(project, Role.ANNOTATOR, "ann")
+    client.force_login(manager)
+    page = client.get("/projects/wef/").content.decode()
+    assert 'id="run-form"' in page
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(
+            "/projects/wef/runs/",
+            {"method": "faaf", "variant": "tfn", "citation": "on", "answers": ["reference", "poor"]},
+        )
+    assert response.status_code == 302
+    run = Run.objects.get()
+    assert run.items_total == 6 and len(callbacks) == 1 and run.parameters["citation"] is True
+    for answer_id in run.parameters["answers"]:
+        run_answer_task.run(run.pk, answer_id)  # what the workers do
+    page = client.get(f"/projects/wef/runs/{run.pk}/").content.decode()
+    assert "Succeeded" in page and 'id="run-measures"' in page and "offline backend" in page
+    assert "<td>reference</td>" in page and "Michael Collins stayed in lunar orbit." in page
+    assert 'class="hl hl-citation"' in page  # the offline backend cites the sentence it used
+    client.force_login(annotator)
+    assert client.post("/projects/wef/runs/", {"method": "faaf"}).status_code == 403
+    assert 'id="run-form"' not in client.get("/projects/wef/").content.decode()
+    assert client.get(f"/projects/wef/runs/{run.pk}/").status_code == 200
+
+
+def test_api_starts_and_cancels_a_run(api, project) -> None:  # noqa: ANN001
+    from annotation.choices import Role
+    from tests import factories as f
+
+    manager = f.member(project, Role.MANAGER, "boss")
+    outsider = f.member(f.ProjectFactory(), Role.MANAGER, "other")
+    api.force_authenticate(manager)
+    response = api.post(
+        "/api/runs/", {"project": project.pk, "method": "prompt", "answer_kinds": ["poor"]}, format="json"
+    )
+    assert response.status_code == 201 and response.json()["items_total"] == 3
+    run_id = response.json()["id"]
+    response = api.post(f"/api/runs/{run_id}/cancel/")
+    assert response.status_code == 200 and response.json()["status"] == "cancelled"
+    assert api.post(f"/api/runs/{run_id}/cancel/").status_code == 409
+    response = api.post("/api/runs/", {"project": project.pk, "method": "magic"}, format="json")
+    assert response.status_code == 400 and "method" in response.json()["extra"]
+    api.force_authenticate(outsider)
+    response = api.post("/api/runs/", {"project": project.pk, "method": "faaf"}, format="json")
+    assert response.status_code == 400 and "project" in response.json()["extra"]  # not visible to them
+    assert api.post(f"/api/runs/{run_id}/cancel/").status_code == 404
+
+
+def test_a_cancelled_run_does_no_more_work(project) -> None:  # noqa: ANN001
+    run = runs.run_start(actor=None, project=project, method="faaf", enqueue=False)
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.CANCELLED)
+    runs.run_answer(run_id=run.pk, answer_id=run.parameters["answers"][0])
+    assert not Verdict.objects.filter(run=run).exists()

@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from annotation import permissions
-from annotation.choices import Role
+from annotation.choices import AnswerKind, Role
 from annotation.models import Answer, Atom, ErrorSpan, Preference, Project, Question, Run, Verdict
 from annotation.services.datasets import IMPORTERS
 
@@ -287,3 +287,22 @@ class ImportReportSerializer(serializers.Serializer):
         child=serializers.IntegerField(), help_text="exact, loose, unlocated, whole_answer"
     )
     preferences = serializers.IntegerField()
+
+
+class RunInputSerializer(serializers.Serializer):
+    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.none())
+    method = serializers.ChoiceField(choices=["faaf", "prompt"])
+    variant = serializers.ChoiceField(choices=["tf", "tfn"], default="tf")
+    citation = serializers.BooleanField(default=False)
+    answer_kinds = serializers.ListField(
+        child=serializers.ChoiceField(choices=AnswerKind.values), required=False, default=list
+    )
+    cache = serializers.BooleanField(
+        default=True, help_text="Reuse cached LLM calls (a re-run then costs nothing)."
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:
+            self.fields["project"].queryset = permissions.projects_visible(request.user)

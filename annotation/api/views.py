@@ -276,9 +276,39 @@ class VerdictViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, _ReadVie
     ),
     retrieve=extend_schema(summary="One run"),
 )
-class RunViewSet(_ReadViewSet):
+class RunViewSet(mixins.CreateModelMixin, _ReadViewSet):
     serializer_class = s.RunSerializer
     filters = {"project": "project_id"}
 
     def get_queryset(self) -> Any:
         return selectors.run_list(user=self.request.user)
+
+    @extend_schema(
+        summary="Start a verification run (managers)",
+        request=s.RunInputSerializer,
+        responses={201: s.RunSerializer, 400: s.ErrorSerializer},
+    )
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = s.RunInputSerializer(data=request.data, context=self.get_serializer_context())
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        run = services.run_start(
+            actor=request.user,
+            project=values["project"],
+            method=values["method"],
+            variant=values["variant"],
+            citation=values["citation"],
+            answer_kinds=values["answer_kinds"] or None,
+            use_cache=values["cache"],
+        )
+        return Response(s.RunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Cancel a run (managers)",
+        request=None,
+        responses={200: s.RunSerializer, 409: s.ErrorSerializer},
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        run = services.run_cancel(actor=request.user, run=self.get_object())
+        return Response(s.RunSerializer(run).data)

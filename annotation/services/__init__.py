@@ -12,6 +12,7 @@ from .projects import (
     project_progress_refresh_later,
     project_update_settings,
 )
+from .runs import run_cancel, run_start
 from .spans import span_create, span_delete, span_update, span_validate
 from .verdicts import verdict_delete_human, verdict_set_human
 
@@ -33,6 +34,8 @@ __all__ = [
     "project_progress_refresh",
     "project_progress_refresh_later",
     "project_update_settings",
+    "run_cancel",
+    "run_start",
     "span_create",
     "span_delete",
     "span_update",

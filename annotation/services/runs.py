@@ -350,3 +350,32 @@ def run_report(*, run: Run) -> dict[str, Any]:
         "completion_tokens": run.completion_tokens,
         "na": run.items_na,
     }
+
+
+def run_answers(*, run: Run, limit: int = 50) -> list[dict[str, Any]]:
+    """The first ``limit`` answers of a run, each with its facts, the run's verdicts and the citations
+    marked in the answer text (two queries)."""
+    ids = run.parameters.get("answers", [])[:limit]
+    answers = {a.pk: a for a in Answer.objects.filter(pk__in=ids).select_related("question")}
+    by_answer: dict[int, list[Verdict]] = defaultdict(list)
+    for verdict in (
+        Verdict.objects.filter(run=run, target_id__in=ids).select_related("atom").order_by("atom__position")
+    ):
+        by_answer[verdict.target_id].append(verdict)
+    failures = run.result.get("failures", {})
+    out = []
+    for answer_id in ids:
+        answer = answers.get(answer_id)
+        if answer is None:
+            continue
+        verdicts = by_answer.get(answer_id, [])
+        cited = [(v.pk, v.evidence_start, v.evidence_end) for v in verdicts if v.evidence_start is not None]
+        out.append(
+            {
+                "answer": answer,
+                "verdicts": verdicts,
+                "failure": failures.get(str(answer_id), ""),
+                "cited": cited,
+            }
+        )
+    return out

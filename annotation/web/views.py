@@ -6,14 +6,17 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation import permissions, selectors, services
-from annotation.choices import FINISHED_RUN_STATUSES, Role
+from annotation.choices import FINISHED_RUN_STATUSES, AnswerKind, Role, RunKind
 from annotation.errors import ApplicationError, Forbidden
 from annotation.models import Membership, Project, Run
+from annotation.services import runs
 from annotation.services.datasets import EXPORTERS, NEEDS_RUN, RUN_EXPORTS, export_response
 from annotation.web.forms import ImportForm
+from annotation.web.workspace import marked_text
 
 
 def project_list(request: HttpRequest) -> HttpResponse:
@@ -50,6 +53,9 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "export_formats": sorted(set(EXPORTERS) - NEEDS_RUN) if permissions.can_export(role, project) else [],
         "runs": Run.objects.filter(project=project).order_by("-created_at")[:10],
         "can_annotate": permissions.can_annotate(role),
+        "run_methods": runs.METHODS if permissions.can_manage(role) else None,
+        "run_variants": runs.VARIANTS,
+        "answer_kinds": AnswerKind.choices,
         "my_progress": (project.progress.get("annotators") or {}).get(request.user.get_username()),
     }
     template = "annotation/project_detail.html" + ("#question-table" if request.htmx else "")
@@ -123,9 +129,59 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "project": project,
         "run": run,
         "finished": run.status in FINISHED_RUN_STATUSES,
+        "can_cancel": permissions.can_manage(role) and run.status not in FINISHED_RUN_STATUSES,
         "run_exports": sorted(RUN_EXPORTS)
         if permissions.can_export(role, project) and run.kind != "import"
         else [],
     }
+    if run.kind == RunKind.VERIFY:
+        answers = runs.run_answers(run=run, limit=50)
+        for entry in answers:  # the citations, marked in the answer text
+            entry["html"] = marked_text(
+                entry["answer"].text, [(i, s, e, "hl-citation") for i, s, e in entry["cited"]]
+            )
+        context |= {
+            "report": runs.run_report(run=run),
+            "answers": answers,
+            "elapsed": ((run.finished_at or timezone.now()) - run.started_at) if run.started_at else None,
+        }
     template = "annotation/run_detail.html" + ("#run-status" if request.htmx else "")
     return render(request, template, context)
+
+
+@require_POST
+def run_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    project, _ = _project_for(request, slug)
+    run = get_object_or_404(Run.objects.filter(project=project), pk=pk)
+    try:
+        runs.run_cancel(actor=request.user, run=run)
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+    except ApplicationError:
+        pass  # already finished: the page shows how it ended
+    return redirect("web:run-detail", slug=project.slug, pk=run.pk)
+
+
+@require_POST
+def run_create(request: HttpRequest, slug: str) -> HttpResponse:
+    project, _ = _project_for(request, slug)
+    try:
+        run = runs.run_start(
+            actor=request.user,
+            project=project,
+            method=request.POST.get("method", ""),
+            variant=request.POST.get("variant", "tf"),
+            citation=request.POST.get("citation") == "on",
+            answer_kinds=request.POST.getlist("answers") or None,
+        )
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+    except ApplicationError as exc:
+        details = " ".join(m for ms in exc.extra.values() for m in ms) if exc.extra else ""
+        return render(
+            request,
+            "annotation/error.html",
+            {"project": project, "message": f"{exc.message} {details}"},
+            status=400,
+        )
+    return redirect("web:run-detail", slug=project.slug, pk=run.pk)

@@ -46,26 +46,30 @@ def _question(request: HttpRequest, project: Project, pk: int) -> Question:
     return question
 
 
-def _highlighted(text: str, spans: list[ErrorSpan]) -> SafeString:
-    """The text, escaped, with every located span marked; overlapping spans nest as several marks.
+def marked_text(text: str, marks: list[tuple[int, int, int, str]]) -> SafeString:
+    """The text, escaped, with each (id, start, end, css class) range wrapped in a ``<mark>``; overlapping
+    ranges nest as several marks.
 
     A carriage return is written as ``&#13;`` so the page's text keeps it (HTML parsing would turn a raw
     CR LF into LF) and offsets counted in the browser match the stored text.
     """
-    located = [(s.pk, s.start, s.end) for s in spans if s.start is not None]
-    by_id = {s.pk: s for s in spans}
+    classes = {mark_id: css for mark_id, _, _, css in marks}
     parts = []
-    for start, end, ids in segments(len(text), located):
+    for start, end, ids in segments(len(text), [(i, s, e) for i, s, e, _ in marks]):
         chunk = escape(text[start:end]).replace("\r", "&#13;")
         if ids:
-            categories = " ".join(f"hl-{by_id[i].category}" for i in ids)
+            css = " ".join(dict.fromkeys(classes[i] for i in ids))
             data = " ".join(str(i) for i in ids)
-            chunk = (
-                f'<mark class="hl {categories}" data-spans="{data}" style="--depth:{len(ids)}" '
-                f'tabindex="-1">{chunk}</mark>'
-            )
+            attributes = f'class="hl {css}" data-spans="{data}" style="--depth:{len(ids)}" tabindex="-1"'
+            chunk = f"<mark {attributes}>{chunk}</mark>"
         parts.append(chunk)
     return mark_safe("".join(parts))  # noqa: S308 - every piece of user text above is escaped
+
+
+def _highlighted(text: str, spans: list[ErrorSpan]) -> SafeString:
+    return marked_text(
+        text, [(s.pk, s.start, s.end, f"hl-{s.category}") for s in spans if s.start is not None]
+    )
 
 
 def item_context(
