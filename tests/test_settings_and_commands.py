@@ -95,11 +95,11 @@ def test_demo_setup_is_idempotent(db, tmp_path, settings) -> None:  # noqa: ANN0
     call_command("demo_setup", stdout=StringIO())
     assert json.loads((tmp_path / "demo_login.json").read_text()) == login
     project = Project.objects.get(slug="demo")
-    assert Question.objects.filter(project=project).count() == 4
-    assert all(q.answers.count() == 2 for q in project.questions.all())
+    assert Question.objects.filter(project=project).count() == 7
+    assert sorted(q.answers.count() for q in project.questions.all()) == [2, 2, 2, 2, 3, 3, 3]
     assert Membership.objects.get(project=project, user__username="demo").role == "manager"
     assert Assignment.objects.filter(annotator__username="demo").count() == 4
-    assert Project.objects.get(slug="demo").progress["questions"] == 4
+    assert Project.objects.get(slug="demo").progress["questions"] == 7
 
 
 def test_demo_login_works_on_the_page(client, db, tmp_path, settings) -> None:  # noqa: ANN001
@@ -121,3 +121,12 @@ def test_add_member_command(db) -> None:  # noqa: ANN001
         call_command("add_member", "--project", "nope", "newbie")
     with pytest.raises(CommandError, match="--create"):
         call_command("add_member", "--project", "p", "ghost")
+
+
+def test_a_new_user_runs_faaf_on_the_demo_project_offline(db, tmp_path, settings) -> None:  # noqa: ANN001
+    settings.VAR_DIR = tmp_path
+    settings.LLM_BASE_URL = ""
+    call_command("demo_setup", stdout=StringIO())
+    out = StringIO()
+    call_command("run_job", "--project", "demo", "--method", "faaf", "--sync", stdout=out)
+    assert "model offline" in out.getvalue() and "succeeded: 9 answers done, 0 failed" in out.getvalue()

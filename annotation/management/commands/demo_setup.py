@@ -15,8 +15,10 @@ from django.db import transaction
 from annotation import services
 from annotation.choices import AnswerKind
 from annotation.models import Answer, Assignment, Project, Question
+from annotation.services.datasets import dataset_import
 
 SAMPLE = Path(__file__).resolve().parents[2] / "demo" / "haluquestqa_sample.json"
+FACTS_SAMPLE = Path(__file__).resolve().parents[2] / "demo" / "wikievalfacts_sample.csv"
 KINDS = {"human_answer": AnswerKind.HUMAN, "model_answer": AnswerKind.MODEL}
 GUIDELINES = """# Annotation guidelines (summary)
 
@@ -82,7 +84,8 @@ class Command(BaseCommand):
                 name="Demo: HaluQuestQA sample",
                 slug="demo",
                 description="Four questions with a human and a model answer each, from HaluQuestQA "
-                "(Sachdeva et al., 2024; UKP Lab, TU Darmstadt; CC BY-SA 4.0).",
+                "(Sachdeva et al., 2024; UKP Lab, TU Darmstadt; CC BY-SA 4.0), and three of our own with "
+                "reference facts to verify (WikiEvalFacts-shaped).",
                 guidelines=GUIDELINES,
             )
         elif not project.memberships.filter(user=user).exists():
@@ -107,5 +110,8 @@ class Command(BaseCommand):
                         kind=KINDS[row[f"ans{position}_label"]],
                     )
             Assignment.objects.get_or_create(question=question, annotator=user)
+        # Questions with reference facts and human verdicts, for trying a FaaF run (imported once).
+        with FACTS_SAMPLE.open(encoding="utf-8", newline="") as stream:
+            dataset_import(format="wikievalfacts", project=project, stream=stream)
         services.project_progress_refresh(project_id=project.pk)
         return project
