@@ -52,13 +52,18 @@ def timed(fn: Callable[[], object], repeat: int = 7) -> dict[str, float]:
 
 
 def write_results(name: str, results: dict) -> Path:
-    from django.db import connection
+    from django.conf import settings
 
+    vendor = None
+    if settings.configured:  # the LLM benchmark uses no database
+        from django.db import connection
+
+        vendor = connection.vendor
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
     payload = {
         "benchmark": name,
-        "database": connection.vendor,
+        "database": vendor,
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
