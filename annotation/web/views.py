@@ -143,7 +143,9 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         context |= {
             "report": runs.run_report(run=run),
             "answers": answers,
-            "elapsed": ((run.finished_at or timezone.now()) - run.started_at) if run.started_at else None,
+            "elapsed": round(((run.finished_at or timezone.now()) - run.started_at).total_seconds(), 1)
+            if run.started_at
+            else None,
         }
     template = "annotation/run_detail.html" + ("#run-status" if request.htmx else "")
     return render(request, template, context)
