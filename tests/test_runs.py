@@ -176,3 +176,30 @@ def test_a_cancelled_run_does_no_more_work(project) -> None:  # noqa: ANN001
     Run.objects.filter(pk=run.pk).update(status=RunStatus.CANCELLED)
     runs.run_answer(run_id=run.pk, answer_id=run.parameters["answers"][0])
     assert not Verdict.objects.filter(run=run).exists()
+
+
+def test_endpoint_without_tools_and_the_estimated_cost(client, project, settings) -> None:  # noqa: ANN001
+    from annotation.choices import Role
+    from tests import factories as f
+
+    def reply(payload: dict) -> Reply:
+        assert "tools" not in payload
+        return Reply(
+            body=completion(
+                content=json.dumps({"fact_0": "True", "fact_1": "False", "fact_2": "True"}),
+                prompt_tokens=1000,
+                completion_tokens=100,
+            )
+        )
+
+    with ScriptedServer(handler=reply) as server:
+        settings.LLM_BASE_URL = server.url
+        settings.LLM_SUPPORTS_TOOLS = False
+        settings.LLM_PRICE_PROMPT_PER_1K = 0.01
+        settings.LLM_PRICE_COMPLETION_PER_1K = 0.03
+        run_job("--method", "faaf", "--answers", "poor", "--sync")
+    run = Run.objects.get()
+    assert Verdict.objects.filter(run=run, valid=True).count() == 8  # 3 + 3 + 2 facts parsed from JSON
+    assert runs.estimated_cost(run) == pytest.approx(3 * (0.01 + 0.003))
+    client.force_login(f.member(project, Role.REVIEWER, "rev"))
+    assert 'id="run-cost"' in client.get(f"/projects/wef/runs/{run.pk}/").content.decode()

@@ -61,29 +61,62 @@ def function(facts: list[str], *, variant: str = "tf", citation: bool = False) -
     }
 
 
-def request(facts: list[str], passage: str, *, variant: str = "tf", citation: bool = False) -> LLMRequest:
-    """One request for all ``facts`` against ``passage``, the function call forced."""
+JSON_INSTRUCTION = (
+    "\n\nReply with only a JSON object (no prose, no code fences) holding the arguments of this function:\n"
+    "{schema}"
+)
+
+
+def request(
+    facts: list[str], passage: str, *, variant: str = "tf", citation: bool = False, use_tools: bool = True
+) -> LLMRequest:
+    """One request for all ``facts`` against ``passage``: the function call forced, or, for endpoints
+    without tools, the function's JSON schema in the message and a JSON object asked for."""
+    tool = function(facts, variant=variant, citation=citation)
+    content = PROMPT.format(passage=passage)
+    if not use_tools:
+        content += JSON_INSTRUCTION.format(schema=json.dumps(tool["function"], ensure_ascii=False))
     return LLMRequest(
-        messages=[{"role": "user", "content": PROMPT.format(passage=passage)}],
-        tools=[function(facts, variant=variant, citation=citation)],
-        tool_choice={"type": "function", "function": {"name": FUNCTION_NAME}},
+        messages=[{"role": "user", "content": content}],
+        tools=[tool] if use_tools else None,
+        tool_choice={"type": "function", "function": {"name": FUNCTION_NAME}} if use_tools else None,
         task="faaf",
         inputs={"facts": facts, "passage": passage, "variant": variant, "citation": citation},
     )
 
 
+def _json_from_content(content: str | None) -> str | None:
+    """The JSON object in a plain reply (code fences tolerated), as text; None when there is none."""
+    if not content:
+        return None
+    text = content.strip()
+    if text.startswith("```"):
+        text = text.strip("`").removeprefix("json").strip()
+    return text if text.startswith("{") else None
+
+
 def parse(
-    response: LLMResponse, facts: list[str], *, variant: str = "tf", citation: bool = False
+    response: LLMResponse,
+    facts: list[str],
+    *,
+    variant: str = "tf",
+    citation: bool = False,
+    use_tools: bool = True,
 ) -> tuple[list[FactResult], str]:
     """The verdict on each fact, and "" or why the whole call is N/A."""
 
     def not_applicable(reason: str) -> tuple[list[FactResult], str]:
         return [FactResult(fact=f, raw="", supported=None) for f in facts], reason
 
-    if response.tool_arguments is None:
+    arguments = response.tool_arguments
+    if arguments is None and use_tools:
         return not_applicable("the reply is not a function call")
+    if arguments is None:
+        arguments = _json_from_content(response.content)
+        if arguments is None:
+            return not_applicable("the reply is not a JSON object")
     try:
-        args = json.loads(response.tool_arguments)
+        args = json.loads(arguments)
     except json.JSONDecodeError as exc:
         return not_applicable(f"the function arguments are not valid JSON ({exc.msg})")
     if not isinstance(args, dict):

@@ -96,7 +96,10 @@ class OfflineBackend:
                 if inputs.get("citation"):
                     args[f"citation_{i}"] = _citation(fact, inputs["passage"]) if value == "True" else ""
                 args[f"fact_{i}"] = value
-            tool_arguments = json.dumps(args)
+            if request.tools:
+                tool_arguments = json.dumps(args)
+            else:  # asked for JSON in the message, as for an endpoint without tools
+                content = json.dumps(args)
         elif request.task == "prompt":
             value, _ = support(inputs["fact"], inputs["passage"])
             content = "True" if value == "True" else "False"

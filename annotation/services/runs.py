@@ -102,7 +102,18 @@ def configured_endpoint() -> Endpoint | None:
         api_key=settings.LLM_API_KEY,
         max_concurrency=settings.LLM_MAX_CONCURRENCY,
         timeout=float(settings.LLM_TIMEOUT),
+        supports_tools=settings.LLM_SUPPORTS_TOOLS,
+        price_prompt_per_1k=settings.LLM_PRICE_PROMPT_PER_1K,
+        price_completion_per_1k=settings.LLM_PRICE_COMPLETION_PER_1K,
     )
+
+
+def estimated_cost(run: Run) -> float | None:
+    """What the run's calls cost at the configured prices, or None when no price is configured."""
+    prices = (settings.LLM_PRICE_PROMPT_PER_1K, settings.LLM_PRICE_COMPLETION_PER_1K)
+    if run.endpoint == OFFLINE_MODEL or not any(prices):
+        return None
+    return round(run.prompt_tokens / 1000 * prices[0] + run.completion_tokens / 1000 * prices[1], 4)
 
 
 def client_for(run: Run) -> LLMClient:
@@ -246,8 +257,14 @@ def _verify(run: Run, facts: list[str], passage: str) -> tuple[list[faaf.FactRes
     if not facts:
         return [], "", ""
     if run.method == "faaf":
-        response = client.complete(faaf.request(facts, passage, variant=run.variant, citation=citation))
-        results, failure = faaf.parse(response, facts, variant=run.variant, citation=citation)
+        endpoint = getattr(client, "endpoint", None)
+        tools = endpoint.supports_tools if endpoint is not None else True
+        response = client.complete(
+            faaf.request(facts, passage, variant=run.variant, citation=citation, use_tools=tools)
+        )
+        results, failure = faaf.parse(
+            response, facts, variant=run.variant, citation=citation, use_tools=tools
+        )
         return results, failure, (response.tool_arguments or response.content or "")[:5000]
     responses = (
         [client.complete(prompting.request(fact, passage)) for fact in facts]

@@ -142,6 +142,7 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             )
         context |= {
             "report": runs.run_report(run=run),
+            "cost": runs.estimated_cost(run),
             "answers": answers,
             "elapsed": round(((run.finished_at or timezone.now()) - run.started_at).total_seconds(), 1)
             if run.started_at

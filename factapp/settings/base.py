@@ -241,6 +241,10 @@ LLM_API_KEY = os.environ.get("LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") 
 LLM_MODEL = os.environ.get("LLM_MODEL", "")
 LLM_MAX_CONCURRENCY = env_int("LLM_MAX_CONCURRENCY", 4)
 LLM_TIMEOUT = env_int("LLM_TIMEOUT", 60)
+LLM_SUPPORTS_TOOLS = env_bool("LLM_SUPPORTS_TOOLS", True)
+# Prices per 1,000 tokens, for the estimated cost shown on run pages (0: not shown).
+LLM_PRICE_PROMPT_PER_1K = float(os.environ.get("LLM_PRICE_PROMPT_PER_1K") or 0)
+LLM_PRICE_COMPLETION_PER_1K = float(os.environ.get("LLM_PRICE_COMPLETION_PER_1K") or 0)
 
 LOGGING = {
     "version": 1,

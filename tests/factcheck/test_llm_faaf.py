@@ -203,3 +203,22 @@ def test_offline_backend_heuristics() -> None:
     )
     assert results[2].raw == NOT_CLEAR
     assert backend.complete(faaf.request(FACTS, PASSAGE)).model == "offline"
+
+
+@pytest.mark.parametrize(
+    ("content", "supported", "reason"),
+    [
+        (args("True", "False", "True"), [True, False, True], ""),
+        ("```json\n" + args("True", "True", "False") + "\n```", [True, True, False], ""),
+        ("They are all true.", [None, None, None], "not a JSON object"),
+        (args("True", "yes", "True"), [None, None, None], "fact_1 is 'yes'"),
+    ],
+)
+def test_endpoints_without_tools_get_the_schema_and_answer_json(content, supported, reason) -> None:  # noqa: ANN001
+    with ScriptedServer([Reply(body=completion(content=content))]) as server:
+        c, _ = client(server)
+        request = faaf.request(FACTS, PASSAGE, use_tools=False)
+        results, failure = faaf.parse(c.complete(request), FACTS, use_tools=False)
+    sent = server.requests[0]
+    assert "tools" not in sent and '"fact_0"' in sent["messages"][0]["content"]
+    assert [r.supported for r in results] == supported and reason in failure
