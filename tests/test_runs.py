@@ -203,3 +203,22 @@ def test_endpoint_without_tools_and_the_estimated_cost(client, project, settings
     assert runs.estimated_cost(run) == pytest.approx(3 * (0.01 + 0.003))
     client.force_login(f.member(project, Role.REVIEWER, "rev"))
     assert 'id="run-cost"' in client.get(f"/projects/wef/runs/{run.pk}/").content.decode()
+
+
+def test_retry_na_asks_once_more_and_counts_it(project, settings) -> None:  # noqa: ANN001
+    answers: list = []
+
+    def reply(payload: dict) -> Reply:
+        answers.append(payload)
+        if len(payload["messages"]) == 1:
+            return Reply(body=completion(content="No function call, sorry."))
+        names = payload["tools"][0]["function"]["parameters"]["properties"]
+        return Reply(body=completion(arguments=json.dumps(dict.fromkeys(names, "True"))))
+
+    with ScriptedServer(handler=reply) as server:
+        settings.LLM_BASE_URL = server.url
+        run_job("--method", "faaf", "--answers", "reference", "--retry-na", "--sync")
+    run = Run.objects.get()
+    assert run.result["na_retries"] == 3 and run.llm_calls == 6
+    assert not Verdict.objects.filter(run=run, valid=False).exists()
+    assert "could not be used (the reply is not a function call)" in answers[1]["messages"][1]["content"]

@@ -19,6 +19,9 @@ PROMPT = (
     "Consider the given passage and assign the correct values in the fact checker function.\n\n"
     "Passage: {passage}"
 )
+RETRY = (
+    "Your reply could not be used ({reason}). Call the function again with a valid value for every argument."
+)
 VARIANTS = {"tf": ["True", "False"], "tfn": ["True", "False", NOT_CLEAR]}
 
 

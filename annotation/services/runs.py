@@ -150,9 +150,11 @@ def run_start(
     citation: bool = False,
     answer_kinds: list[str] | None = None,
     use_cache: bool = True,
+    retry_na: bool = False,
     enqueue: bool = True,
 ) -> Run:
-    """Start a verification run: one task per answer, enqueued after commit."""
+    """Start a verification run: one task per answer, enqueued after commit. With ``retry_na`` a FaaF call
+    whose reply cannot be used is asked once more (counted in ``result["na_retries"]``)."""
     if actor is not None:
         permissions.require_manager(actor, project, "start runs")
     errors: dict[str, list[str]] = {}
@@ -183,6 +185,7 @@ def run_start(
                 "citation": citation,
                 "answer_kinds": answer_kinds or [],
                 "cache": use_cache,
+                "retry_na": retry_na,
                 "setup": "recall",
                 "answers": answer_ids,
             },
@@ -265,6 +268,15 @@ def _verify(run: Run, facts: list[str], passage: str) -> tuple[list[faaf.FactRes
         results, failure = faaf.parse(
             response, facts, variant=run.variant, citation=citation, use_tools=tools
         )
+        if failure and run.parameters.get("retry_na"):
+            # Off by default (the paper allows one attempt): ask once more, saying what was wrong.
+            _count_retry(run)
+            again = faaf.request(facts, passage, variant=run.variant, citation=citation, use_tools=tools)
+            again.messages.append({"role": "user", "content": faaf.RETRY.format(reason=failure)})
+            response = client.complete(again)
+            results, failure = faaf.parse(
+                response, facts, variant=run.variant, citation=citation, use_tools=tools
+            )
         return results, failure, (response.tool_arguments or response.content or "")[:5000]
     responses = (
         [client.complete(prompting.request(fact, passage)) for fact in facts]
@@ -277,6 +289,13 @@ def _verify(run: Run, facts: list[str], passage: str) -> tuple[list[faaf.FactRes
             raise response
         results.append(prompting.parse(response, fact))
     return results, "", ""
+
+
+def _count_retry(run: Run) -> None:
+    with transaction.atomic():
+        current = Run.objects.select_for_update().get(pk=run.pk)
+        current.result = {**current.result, "na_retries": current.result.get("na_retries", 0) + 1}
+        current.save(update_fields=["result"])
 
 
 def _fail(run: Run, answer_id: int, message: str) -> None:

@@ -31,6 +31,11 @@ class Command(BaseCommand):
             help="Only answers of these kinds (default: all).",
         )
         parser.add_argument("--no-cache", action="store_true", help="Do not reuse cached LLM calls.")
+        parser.add_argument(
+            "--retry-na",
+            action="store_true",
+            help="FaaF: ask once more when a reply cannot be used (off in the paper).",
+        )
         parser.add_argument("--sync", action="store_true", help="Run here and now instead of on the workers.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -46,6 +51,7 @@ class Command(BaseCommand):
                 citation=options["citation"],
                 answer_kinds=options["answers"],
                 use_cache=not options["no_cache"],
+                retry_na=options["retry_na"],
                 enqueue=not options["sync"],
             )
         except ApplicationError as exc:
