@@ -29,54 +29,70 @@ def database_url() -> str:
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-@pytest.fixture
-def worker(transactional_db, tmp_path):  # noqa: ANN001, ANN201
-    """Start a worker on a queue of its own, so that no other worker on this machine takes our tasks."""
-    queue = f"test-{uuid.uuid4().hex[:8]}"
-    env = os.environ | {
-        "DJANGO_SETTINGS_MODULE": "factapp.settings.test",
-        "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-    }
-    log = (tmp_path / "worker.log").open("w")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "factapp",
-            "worker",
-            "-Q",
-            queue,
-            "--concurrency",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-            "--hostname",
-            f"{queue}@%h",
-            "--loglevel",
-            "INFO",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+def start_worker(queue: str, log_path: Path, **env: str) -> subprocess.Popen:
+    """A real ``celery worker`` process on ``queue``, in its own process group, logging to ``log_path``."""
+    environment = (
+        os.environ
+        | {
+            "DJANGO_SETTINGS_MODULE": "factapp.settings.test",
+            "DATABASE_URL": database_url(),
+            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        }
+        | env
     )
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "factapp",
+        "worker",
+        "-Q",
+        queue,
+        "--concurrency",
+        "1",
+        "--without-gossip",
+        "--without-mingle",
+        "--hostname",
+        f"{queue}-{uuid.uuid4().hex[:4]}@%h",
+        "--loglevel",
+        "INFO",
+    ]
+    log = log_path.open("a")
+    return subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+
+
+def stop_worker(process: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.fixture
+def queue():  # noqa: ANN201
+    """A queue of this test's own, so that no other worker on this machine takes its tasks."""
+    name = f"test-{uuid.uuid4().hex[:8]}"
     previous = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = queue
+    celery_app.conf.task_default_queue = name
+    yield name
+    celery_app.conf.task_default_queue = previous
+
+
+@pytest.fixture
+def worker(transactional_db, tmp_path, queue):  # noqa: ANN001, ANN201
+    process = start_worker(queue, tmp_path / "worker.log")
     try:
         yield process
     finally:
-        celery_app.conf.task_default_queue = previous
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
+        stop_worker(process)
         print((tmp_path / "worker.log").read_text()[-3000:])
 
 
@@ -142,3 +158,72 @@ def test_worker_imports_a_large_upload(worker, settings) -> None:  # noqa: ANN00
     assert run.status == "succeeded", run.error
     assert run.result["imported"] == 11 and Question.objects.filter(project=project).count() == 11
     assert api.get(f"/api/runs/{run_id}/").json()["result"]["rows"] == 11
+
+
+@pytest.mark.worker
+def test_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothing(
+    transactional_db, tmp_path, queue, settings
+) -> None:  # noqa: ANN001
+    """SIGKILL a worker while it waits on the LLM; another worker gets the task again (Redis)."""
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    from annotation.models import Run, Verdict
+    from annotation.services.runs import run_start
+    from tests.factcheck.scripted_server import Reply, ScriptedServer, completion
+
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.skip("redelivery needs a broker with acknowledgements (Redis); the filesystem broker has none")
+    fixture = ROOT / "tests" / "fixtures" / "wikievalfacts_sample.csv"
+    call_command(
+        "import_dataset",
+        "--format",
+        "wikievalfacts",
+        "--project",
+        "wef",
+        "--create",
+        str(fixture),
+        stdout=io.StringIO(),
+    )
+    calls = {"n": 0}
+
+    def reply(payload: dict) -> Reply:
+        calls["n"] += 1
+        names = payload["tools"][0]["function"]["parameters"]["properties"]
+        body = completion(arguments=json.dumps(dict.fromkeys(names, "True")))
+        return Reply(delay=60 if calls["n"] == 1 else 0, body=body)  # the first call hangs: kill it there
+
+    log = tmp_path / "workers.log"
+    with ScriptedServer(handler=reply) as server:
+        settings.LLM_BASE_URL = server.url
+        env = {
+            "LLM_BASE_URL": server.url,
+            "CELERY_VISIBILITY_TIMEOUT": "3",
+            "CELERY_REDIS_RESTORE_INTERVAL": "1",
+        }
+        first = start_worker(queue, log, **env)
+        second = None
+        try:
+            run = run_start(
+                actor=None,
+                project=Project.objects.get(slug="wef"),
+                method="faaf",
+                answer_kinds=["reference", "poor"],
+            )
+            assert wait_for(lambda: calls["n"] >= 1, timeout=60), log.read_text()[-3000:]
+            stop_worker(first, signal.SIGKILL)  # mid-task, nothing acknowledged
+            second = start_worker(queue, log, **env)
+            assert wait_for(lambda: Run.objects.get(pk=run.pk).status == "succeeded", timeout=120), (
+                log.read_text()[-4000:]
+            )
+        finally:
+            stop_worker(first, signal.SIGKILL)
+            if second is not None:
+                stop_worker(second)
+    run = Run.objects.get(pk=run.pk)
+    assert run.items_done == run.items_total == 6 and run.items_failed == 0
+    verdicts = Verdict.objects.filter(run=run)
+    assert verdicts.count() == 8 * 2  # every fact against every answer, once
+    assert verdicts.values("atom", "target").distinct().count() == verdicts.count()

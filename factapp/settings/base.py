@@ -213,7 +213,14 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 4 * 3600}
+    # How long a task taken by a worker that died stays invisible before another worker gets it.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 4 * 3600)}
+    if os.environ.get("CELERY_REDIS_RESTORE_INTERVAL"):
+        # How often a worker looks for such tasks (kombu's default sweep is about every 100 s).
+        CELERY_BROKER_TRANSPORT_OPTIONS |= {
+            "unacked_restore_interval": env_int("CELERY_REDIS_RESTORE_INTERVAL", 10),
+            "unacked_restore_throttle": 1,
+        }
 CELERY_RESULT_BACKEND = "django-db"
 CELERY_RESULT_EXTENDED = True
 CELERY_TASK_SERIALIZER = "json"
