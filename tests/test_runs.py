@@ -222,3 +222,47 @@ def test_retry_na_asks_once_more_and_counts_it(project, settings) -> None:  # no
     assert run.result["na_retries"] == 3 and run.llm_calls == 6
     assert not Verdict.objects.filter(run=run, valid=False).exists()
     assert "could not be used (the reply is not a function call)" in answers[1]["messages"][1]["content"]
+
+
+def test_atomic_facts_run_with_offsets_and_the_paper_demonstrations(project, settings) -> None:  # noqa: ANN001
+    from annotation.models import Atom
+
+    prompts: list = []
+
+    def reply(payload: dict) -> Reply:
+        prompts.append(payload["messages"][0]["content"])
+        sentence = payload["messages"][0]["content"].rsplit("independent facts: ", 1)[1].strip()
+        return Reply(body=completion(content=f"- {sentence}\n- Something not in the text."))
+
+    with ScriptedServer(handler=reply) as server:
+        settings.LLM_BASE_URL = server.url
+        out = run_job("--method", "atomize", "--answers", "poor", "--sync")
+        run_job(
+            "--method", "atomize", "--answers", "poor", "--sync", "--no-cache"
+        )  # another run, its own atoms
+    run = Run.objects.order_by("id").first()
+    assert run.kind == "atomize" and run.status == RunStatus.SUCCEEDED and run.items_done == 3
+    assert "McCoy played for the Jacksonville Jaguars during his professional career." in prompts[0]
+    atoms = list(Atom.objects.filter(run=run).select_related("answer").order_by("answer_id", "position"))
+    assert len(prompts) == 6 and len(atoms) == 6 and "facts made" in out  # per run: 3 sentences, 2 facts each
+    first, second = atoms[0], atoms[1]
+    assert first.answer.text[first.start : first.end] == first.text  # found in the text: its own offsets
+    assert (second.start, second.end) == (first.start, first.end)  # not found: its sentence's offsets
+    assert Atom.objects.filter(run=run).count() == len(atoms)
+    assert Atom.objects.filter(run__kind="atomize").count() == 2 * len(atoms)
+
+
+def test_generated_reference_facts_are_verified_when_none_were_imported(project) -> None:  # noqa: ANN001
+    from annotation.models import Atom
+
+    Atom.objects.filter(run__isnull=True).delete()  # as if the dataset had no facts
+    with pytest.raises(CommandError, match="run --method facts"):
+        run_job("--method", "faaf", "--sync")
+    run_job("--method", "facts", "--sync")  # offline: the reference answers' sentences
+    facts_run = Run.objects.get(kind="reference_facts")
+    assert facts_run.status == RunStatus.SUCCEEDED and facts_run.items_total == 3
+    assert Atom.objects.filter(run=facts_run, origin="reference").count() == 3
+    run_job("--method", "faaf", "--sync")
+    verify = Run.objects.get(kind="verify")
+    assert verify.status == RunStatus.SUCCEEDED and verify.items_done == 9
+    assert Verdict.objects.filter(run=verify).count() == 3 * 3

@@ -13,13 +13,22 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation import permissions
-from annotation.choices import FINISHED_RUN_STATUSES, AtomOrigin, RunKind, RunStatus, Source, VerdictLabel
+from annotation.choices import (
+    FINISHED_RUN_STATUSES,
+    AnswerKind,
+    AtomOrigin,
+    RunKind,
+    RunStatus,
+    Source,
+    VerdictLabel,
+)
 from annotation.errors import Conflict, ValidationFailed
-from annotation.factcheck import faaf, metrics, prompting
+from annotation.factcheck import atomize, faaf, metrics, prompting
+from annotation.factcheck import facts as facts_prompt
 from annotation.factcheck.llm import OFFLINE_MODEL, Endpoint, LLMClient, LLMError, LLMResponse, OpenAIClient
 from annotation.factcheck.offline import OfflineBackend
 from annotation.factcheck.text import locate
@@ -29,6 +38,8 @@ from annotation.services.audit import audit_record
 logger = logging.getLogger(__name__)
 
 METHODS = {"faaf": "Facts as a Function: all facts in one function call", "prompt": "One prompt per fact"}
+#: Runs that make facts rather than verify them.
+FACT_METHODS = {"atomize": RunKind.ATOMIZE, "facts": RunKind.REFERENCE_FACTS}
 VARIANTS = {"tf": "True / False", "tfn": "True / False / not clear"}
 PROMPT_VERSION = "faaf-2024"
 
@@ -129,13 +140,45 @@ def client_for(run: Run) -> LLMClient:
 # --- Starting and running --------------------------------------------------------------------------------
 
 
-def _answers_in_scope(project: Project, kinds: list[str] | None) -> list[int]:
-    """Answers of questions that have reference facts (the recall set-up), optionally of some kinds."""
-    answers = Answer.objects.filter(
-        question__project=project,
-        question__answers__atoms__origin=AtomOrigin.REFERENCE,
-        question__answers__atoms__run__isnull=True,
+def reference_atoms(question_ids: list[int]) -> QuerySet[Atom]:
+    """The reference facts of these questions: the imported ones (no run) where a question has them, else
+    those of the latest reference-facts run that succeeded in its project."""
+    imported = Atom.objects.filter(
+        answer__question_id__in=question_ids, origin=AtomOrigin.REFERENCE, run__isnull=True
     )
+    have = set(imported.values_list("answer__question_id", flat=True))
+    missing = [q for q in question_ids if q not in have]
+    generated = Atom.objects.none()
+    if missing:
+        latest = (
+            Run.objects.filter(
+                kind=RunKind.REFERENCE_FACTS,
+                status=RunStatus.SUCCEEDED,
+                atoms__answer__question_id__in=missing,
+            )
+            .order_by("-finished_at", "-id")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if latest:
+            generated = Atom.objects.filter(run_id=latest, answer__question_id__in=missing)
+    return (imported | generated).order_by("answer__question_id", "answer_id", "position", "id")
+
+
+def _answers_in_scope(
+    project: Project, kinds: list[str] | None, *, run_kind: str = RunKind.VERIFY
+) -> list[int]:
+    """The answers a run works on: for verification, answers of questions with reference facts (the
+    recall set-up); for atomic facts, every answer; for reference facts, reference answers."""
+    answers = Answer.objects.filter(question__project=project)
+    if run_kind == RunKind.VERIFY:
+        questions = list(
+            Answer.objects.filter(question__project=project).values_list("question_id", flat=True).distinct()
+        )
+        with_facts = set(reference_atoms(questions).values_list("answer__question_id", flat=True))
+        answers = answers.filter(question_id__in=with_facts)
+    elif run_kind == RunKind.REFERENCE_FACTS:
+        answers = answers.filter(kind=AnswerKind.REFERENCE)
     if kinds:
         answers = answers.filter(kind__in=kinds)
     return list(answers.order_by("question_id", "position", "id").values_list("pk", flat=True).distinct())
@@ -158,24 +201,29 @@ def run_start(
     if actor is not None:
         permissions.require_manager(actor, project, "start runs")
     errors: dict[str, list[str]] = {}
-    if method not in METHODS:
-        errors["method"] = [f"Unknown method {method!r}; use one of: {', '.join(METHODS)}."]
+    if method not in METHODS and method not in FACT_METHODS:
+        errors["method"] = [f"Unknown method {method!r}; use one of: {', '.join([*METHODS, *FACT_METHODS])}."]
     if variant not in VARIANTS:
         errors["variant"] = [f"Unknown variant {variant!r}; use one of: {', '.join(VARIANTS)}."]
     if citation and method != "faaf":
         errors["citation"] = ["Citations are a FaaF option."]
     if errors:
         raise ValidationFailed.from_fields(errors)
-    answer_ids = _answers_in_scope(project, answer_kinds)
+    run_kind = FACT_METHODS.get(method, RunKind.VERIFY)
+    answer_ids = _answers_in_scope(project, answer_kinds, run_kind=run_kind)
     if not answer_ids:
         among = f" among answers of kinds {', '.join(answer_kinds)}" if answer_kinds else ""
-        message = f"No answers to verify{among}: this project has no reference facts (import WikiEvalFacts)."
+        message = {
+            RunKind.VERIFY: f"No answers to verify{among}: this project has no reference facts (import "
+            "WikiEvalFacts, or run --method facts on reference answers first).",
+            RunKind.REFERENCE_FACTS: f"No reference answers{among} to make facts from.",
+        }.get(run_kind, f"No answers{among} in this project.")
         raise ValidationFailed.from_fields({"answers": [message]})
     endpoint = configured_endpoint()
     with transaction.atomic():
         run = Run.objects.create(
             project=project,
-            kind=RunKind.VERIFY,
+            kind=run_kind,
             method=method,
             variant=variant,
             endpoint=endpoint.name if endpoint else OFFLINE_MODEL,
@@ -216,11 +264,10 @@ def run_answer(*, run_id: int, answer_id: int, final_attempt: bool = True) -> No
         status=RunStatus.RUNNING, started_at=timezone.now()
     )
     answer = Answer.objects.select_related("question").get(pk=answer_id)
-    atoms = list(
-        Atom.objects.filter(
-            answer__question=answer.question, origin=AtomOrigin.REFERENCE, run__isnull=True
-        ).order_by("answer_id", "position", "id")
-    )
+    if run.kind != RunKind.VERIFY:
+        _make_facts(run, answer, final_attempt=final_attempt)
+        return
+    atoms = list(reference_atoms([answer.question_id]))
     facts = [a.text for a in atoms]
     try:
         results, failure, raw = _verify(run, facts, answer.text)
@@ -291,6 +338,49 @@ def _verify(run: Run, facts: list[str], passage: str) -> tuple[list[faaf.FactRes
     return results, "", ""
 
 
+def _make_facts(run: Run, answer: Answer, *, final_attempt: bool) -> None:
+    """Atomic facts of the answer (FActScore), or reference facts of a reference answer (FaaF), as Atoms of
+    the run. Repeating it replaces the answer's atoms of this run."""
+    client = client_for(run)
+    try:
+        if run.kind == RunKind.ATOMIZE:
+            made = [(f.text, f.start, f.end) for f in atomize.atomic_facts(answer.text, client.complete)]
+            origin = AtomOrigin.EXTRACTED
+        else:
+            response = client.complete(facts_prompt.request(answer.question.text, answer.text))
+            made = [
+                (fact, *((found[0], found[1]) if (found := locate(answer.text, fact)) else (None, None)))
+                for fact in facts_prompt.parse(response)
+            ]
+            origin = AtomOrigin.REFERENCE
+    except LLMError as exc:
+        if exc.transient and not final_attempt:
+            raise
+        _fail(run, answer.pk, str(exc))
+        run_progress_refresh(run_id=run.pk)
+        return
+    with transaction.atomic():
+        Atom.objects.filter(run=run, answer=answer).delete()
+        Atom.objects.bulk_create(
+            Atom(
+                answer=answer,
+                run=run,
+                position=i,
+                text=text,
+                original_text=text,
+                start=start,
+                end=end,
+                origin=origin,
+            )
+            for i, (text, start, end) in enumerate(made)
+        )
+        current = Run.objects.select_for_update().get(pk=run.pk)
+        done = sorted(set(current.result.get("done", [])) | {answer.pk})
+        current.result = {**current.result, "done": done}
+        current.save(update_fields=["result"])
+    run_progress_refresh(run_id=run.pk)
+
+
 def _count_retry(run: Run) -> None:
     with transaction.atomic():
         current = Run.objects.select_for_update().get(pk=run.pk)
@@ -312,9 +402,12 @@ def run_progress_refresh(*, run_id: int) -> Run:
     """Recount the run from its verdicts (idempotent) and finish it when every answer is done or failed."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
-        counts = Verdict.objects.filter(run=run).aggregate(
-            answers=Count("target", distinct=True), na=Count("id", filter=Q(valid=False))
-        )
+        if run.kind == RunKind.VERIFY:
+            counts = Verdict.objects.filter(run=run).aggregate(
+                answers=Count("target", distinct=True), na=Count("id", filter=Q(valid=False))
+            )
+        else:
+            counts = {"answers": len(run.result.get("done", [])), "na": 0}
         failed = set(run.result.get("failures", {}))
         run.items_done = counts["answers"]
         run.items_na = counts["na"]

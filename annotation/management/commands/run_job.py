@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.choices import AnswerKind
 from annotation.errors import ApplicationError
 from annotation.models import Project
-from annotation.services.runs import METHODS, VARIANTS, run_report, run_start, run_sync
+from annotation.services.runs import FACT_METHODS, METHODS, VARIANTS, run_report, run_start, run_sync
 
 
 class Command(BaseCommand):
@@ -18,7 +18,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--project", required=True, help="The project's slug.")
-        parser.add_argument("--method", required=True, choices=sorted(METHODS))
+        parser.add_argument(
+            "--method",
+            required=True,
+            choices=sorted([*METHODS, *FACT_METHODS]),
+            help="faaf / prompt: verify facts; atomize: atomic facts of answers (FActScore); "
+            "facts: reference facts from reference answers (FaaF).",
+        )
         parser.add_argument("--variant", default="tf", choices=sorted(VARIANTS))
         parser.add_argument(
             "--citation", action="store_true", help="FaaF: ask for a supporting excerpt per fact."
@@ -77,4 +83,7 @@ class Command(BaseCommand):
                 f"{run.completion_tokens} completion tokens."
             )
         )
-        self.stdout.write(json.dumps(run_report(run=run)["kinds"], indent=2))
+        if run.kind == "verify":
+            self.stdout.write(json.dumps(run_report(run=run)["kinds"], indent=2))
+        else:
+            self.stdout.write(f"{run.atoms.count()} facts made.")
