@@ -266,3 +266,14 @@ def test_generated_reference_facts_are_verified_when_none_were_imported(project)
     verify = Run.objects.get(kind="verify")
     assert verify.status == RunStatus.SUCCEEDED and verify.items_done == 9
     assert Verdict.objects.filter(run=verify).count() == 3 * 3
+
+
+def test_api_starts_a_fact_making_run(api, project) -> None:  # noqa: ANN001
+    from annotation.choices import Role
+    from tests import factories as f
+
+    api.force_authenticate(f.member(project, Role.MANAGER, "boss"))
+    response = api.post(
+        "/api/runs/", {"project": project.pk, "method": "atomize", "answer_kinds": ["poor"]}, format="json"
+    )
+    assert response.status_code == 201 and response.json()["kind"] == "atomize"

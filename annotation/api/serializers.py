@@ -291,7 +291,10 @@ class ImportReportSerializer(serializers.Serializer):
 
 class RunInputSerializer(serializers.Serializer):
     project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.none())
-    method = serializers.ChoiceField(choices=["faaf", "prompt"])
+    method = serializers.ChoiceField(
+        choices=["faaf", "prompt", "atomize", "facts"],
+        help_text="faaf / prompt verify facts; atomize makes atomic facts; facts makes reference facts.",
+    )
     variant = serializers.ChoiceField(choices=["tf", "tfn"], default="tf")
     citation = serializers.BooleanField(default=False)
     answer_kinds = serializers.ListField(
