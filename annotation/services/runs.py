@@ -40,6 +40,11 @@ logger = logging.getLogger(__name__)
 METHODS = {"faaf": "Facts as a Function: all facts in one function call", "prompt": "One prompt per fact"}
 #: Runs that make facts rather than verify them.
 FACT_METHODS = {"atomize": RunKind.ATOMIZE, "facts": RunKind.REFERENCE_FACTS}
+#: What the project page offers.
+METHOD_CHOICES = METHODS | {
+    "atomize": "Atomic facts of answers (FActScore)",
+    "facts": "Reference facts from reference answers (FaaF)",
+}
 VARIANTS = {"tf": "True / False", "tfn": "True / False / not clear"}
 PROMPT_VERSION = "faaf-2024"
 

@@ -53,7 +53,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "export_formats": sorted(set(EXPORTERS) - NEEDS_RUN) if permissions.can_export(role, project) else [],
         "runs": Run.objects.filter(project=project).order_by("-created_at")[:10],
         "can_annotate": permissions.can_annotate(role),
-        "run_methods": runs.METHODS if permissions.can_manage(role) else None,
+        "run_methods": runs.METHOD_CHOICES if permissions.can_manage(role) else None,
         "run_variants": runs.VARIANTS,
         "answer_kinds": AnswerKind.choices,
         "my_progress": (project.progress.get("annotators") or {}).get(request.user.get_username()),
