@@ -277,3 +277,26 @@ def test_api_starts_a_fact_making_run(api, project) -> None:  # noqa: ANN001
         "/api/runs/", {"project": project.pk, "method": "atomize", "answer_kinds": ["poor"]}, format="json"
     )
     assert response.status_code == 201 and response.json()["kind"] == "atomize"
+
+
+def test_precision_set_up_verifies_own_atoms_against_a_given_passage(project, tmp_path) -> None:  # noqa: ANN001
+    from annotation.models import Passage
+
+    with pytest.raises(CommandError, match="run --method atomize first"):
+        passage = tmp_path / "passage.txt"
+        passage.write_text("Ice is less dense than liquid water. It floats.", encoding="utf-8")
+        run_job("--method", "faaf", "--passage", str(passage), "--sync")
+    run_job("--method", "atomize", "--answers", "poor", "--sync")  # offline: the answers' clauses
+    out = run_job("--method", "faaf", "--answers", "poor", "--passage", str(passage), "--sync")
+    run = Run.objects.get(kind="verify")
+    assert run.parameters["setup"] == "precision" and run.status == RunStatus.SUCCEEDED
+    assert run.items_done == run.items_total == 3 and '"poor"' in out
+    verdicts = Verdict.objects.filter(run=run).select_related("atom")
+    assert verdicts.count() == 3 and all(v.target_id is None for v in verdicts)
+    assert {v.passage_id for v in verdicts} == {Passage.objects.get(title=f"Given for run {run.pk}").pk}
+    floats = next(v for v in verdicts if v.atom.text == "Because it is light.")
+    assert floats.label == "not_supported"
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  ")
+    with pytest.raises(CommandError, match="is empty"):
+        run_job("--method", "faaf", "--passage", str(empty), "--sync")

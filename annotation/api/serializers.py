@@ -303,6 +303,13 @@ class RunInputSerializer(serializers.Serializer):
     cache = serializers.BooleanField(
         default=True, help_text="Reuse cached LLM calls (a re-run then costs nothing)."
     )
+    passage = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        trim_whitespace=False,
+        help_text="Precision set-up: verify each answer's own atoms against this text.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

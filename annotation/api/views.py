@@ -300,6 +300,7 @@ class RunViewSet(mixins.CreateModelMixin, _ReadViewSet):
             citation=values["citation"],
             answer_kinds=values["answer_kinds"] or None,
             use_cache=values["cache"],
+            passage=values["passage"],
         )
         return Response(s.RunSerializer(run).data, status=status.HTTP_201_CREATED)
 

@@ -32,7 +32,7 @@ from annotation.factcheck import facts as facts_prompt
 from annotation.factcheck.llm import OFFLINE_MODEL, Endpoint, LLMClient, LLMError, LLMResponse, OpenAIClient
 from annotation.factcheck.offline import OfflineBackend
 from annotation.factcheck.text import locate
-from annotation.models import Answer, Atom, LLMCall, Project, Run, Verdict
+from annotation.models import Answer, Atom, KnowledgeSource, LLMCall, Passage, Project, Run, Verdict
 from annotation.services.audit import audit_record
 
 logger = logging.getLogger(__name__)
@@ -170,13 +170,36 @@ def reference_atoms(question_ids: list[int]) -> QuerySet[Atom]:
     return (imported | generated).order_by("answer__question_id", "answer_id", "position", "id")
 
 
+def own_atoms(answer_ids: list[int]) -> QuerySet[Atom]:
+    """Each answer's own atomic facts: imported ones (no run), else the latest successful atomize run's."""
+    imported = Atom.objects.filter(answer_id__in=answer_ids, origin=AtomOrigin.EXTRACTED, run__isnull=True)
+    have = set(imported.values_list("answer_id", flat=True))
+    generated = Atom.objects.none()
+    for answer_id in [a for a in answer_ids if a not in have]:
+        latest = (
+            Run.objects.filter(kind=RunKind.ATOMIZE, status=RunStatus.SUCCEEDED, atoms__answer_id=answer_id)
+            .order_by("-finished_at", "-id")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if latest:
+            generated = generated | Atom.objects.filter(run_id=latest, answer_id=answer_id)
+    return (imported | generated).order_by("answer_id", "position", "id")
+
+
 def _answers_in_scope(
-    project: Project, kinds: list[str] | None, *, run_kind: str = RunKind.VERIFY
+    project: Project, kinds: list[str] | None, *, run_kind: str = RunKind.VERIFY, precision: bool = False
 ) -> list[int]:
     """The answers a run works on: for verification, answers of questions with reference facts (the
-    recall set-up); for atomic facts, every answer; for reference facts, reference answers."""
+    recall set-up) or, given a passage, answers with their own atoms (the precision set-up); for atomic
+    facts, every answer; for reference facts, reference answers."""
     answers = Answer.objects.filter(question__project=project)
-    if run_kind == RunKind.VERIFY:
+    if kinds:
+        answers = answers.filter(kind__in=kinds)
+    if run_kind == RunKind.VERIFY and precision:
+        candidates = list(answers.values_list("pk", flat=True))
+        answers = answers.filter(pk__in=set(own_atoms(candidates).values_list("answer_id", flat=True)))
+    elif run_kind == RunKind.VERIFY:
         questions = list(
             Answer.objects.filter(question__project=project).values_list("question_id", flat=True).distinct()
         )
@@ -184,8 +207,6 @@ def _answers_in_scope(
         answers = answers.filter(question_id__in=with_facts)
     elif run_kind == RunKind.REFERENCE_FACTS:
         answers = answers.filter(kind=AnswerKind.REFERENCE)
-    if kinds:
-        answers = answers.filter(kind__in=kinds)
     return list(answers.order_by("question_id", "position", "id").values_list("pk", flat=True).distinct())
 
 
@@ -199,6 +220,7 @@ def run_start(
     answer_kinds: list[str] | None = None,
     use_cache: bool = True,
     retry_na: bool = False,
+    passage: str = "",
     enqueue: bool = True,
 ) -> Run:
     """Start a verification run: one task per answer, enqueued after commit. With ``retry_na`` a FaaF call
@@ -215,14 +237,21 @@ def run_start(
     if errors:
         raise ValidationFailed.from_fields(errors)
     run_kind = FACT_METHODS.get(method, RunKind.VERIFY)
-    answer_ids = _answers_in_scope(project, answer_kinds, run_kind=run_kind)
+    precision = bool(passage.strip()) and run_kind == RunKind.VERIFY
+    answer_ids = _answers_in_scope(project, answer_kinds, run_kind=run_kind, precision=precision)
     if not answer_ids:
         among = f" among answers of kinds {', '.join(answer_kinds)}" if answer_kinds else ""
-        message = {
-            RunKind.VERIFY: f"No answers to verify{among}: this project has no reference facts (import "
-            "WikiEvalFacts, or run --method facts on reference answers first).",
-            RunKind.REFERENCE_FACTS: f"No reference answers{among} to make facts from.",
-        }.get(run_kind, f"No answers{among} in this project.")
+        if run_kind == RunKind.REFERENCE_FACTS:
+            message = f"No reference answers{among} to make facts from."
+        elif run_kind != RunKind.VERIFY:
+            message = f"No answers{among} in this project."
+        elif precision:
+            message = f"No answers to verify{among}: no answer has atomic facts (run --method atomize first)."
+        else:
+            message = (
+                f"No answers to verify{among}: this project has no reference facts (import WikiEvalFacts, "
+                "or run --method facts on reference answers first)."
+            )
         raise ValidationFailed.from_fields({"answers": [message]})
     endpoint = configured_endpoint()
     with transaction.atomic():
@@ -239,12 +268,17 @@ def run_start(
                 "answer_kinds": answer_kinds or [],
                 "cache": use_cache,
                 "retry_na": retry_na,
-                "setup": "recall",
+                "setup": "precision" if precision else "recall",
                 "answers": answer_ids,
             },
             items_total=len(answer_ids),
             created_by=actor if getattr(actor, "is_authenticated", False) else None,
         )
+        if precision:
+            source, _ = KnowledgeSource.objects.get_or_create(project=project, name="Passages given for runs")
+            given = Passage.objects.create(source=source, title=f"Given for run {run.pk}", text=passage)
+            run.parameters = {**run.parameters, "passage": given.pk}
+            run.save(update_fields=["parameters"])
         audit_record(
             actor=actor,
             action="run.start",
@@ -260,8 +294,9 @@ def run_start(
 
 
 def run_answer(*, run_id: int, answer_id: int, final_attempt: bool = True) -> None:
-    """Verify the reference facts of ``answer_id``'s question against it. Safe to repeat: verdicts are
-    written on their unique key (run, atom, target), so a redelivered task replaces, never duplicates."""
+    """Verify the reference facts of ``answer_id``'s question against it (recall), or its own atoms against
+    the run's passage (precision). Safe to repeat: verdicts are written on their unique key (run, atom,
+    target), so a redelivered task replaces, never duplicates."""
     run = Run.objects.filter(pk=run_id).first()
     if run is None or run.status in (RunStatus.CANCELLED,):
         return
@@ -272,10 +307,20 @@ def run_answer(*, run_id: int, answer_id: int, final_attempt: bool = True) -> No
     if run.kind != RunKind.VERIFY:
         _make_facts(run, answer, final_attempt=final_attempt)
         return
-    atoms = list(reference_atoms([answer.question_id]))
+    precision = run.parameters.get("setup") == "precision"
+    if precision:  # the answer's own atoms against the passage the user gave
+        given = Passage.objects.get(pk=run.parameters["passage"])
+        atoms, evidence, target = list(own_atoms([answer.pk])), given.text, None
+    else:  # the question's reference facts against this answer
+        given, atoms, evidence, target = (
+            None,
+            list(reference_atoms([answer.question_id])),
+            answer.text,
+            answer,
+        )
     facts = [a.text for a in atoms]
     try:
-        results, failure, raw = _verify(run, facts, answer.text)
+        results, failure, raw = _verify(run, facts, evidence)
     except LLMError as exc:
         if exc.transient and not final_attempt:
             raise
@@ -284,12 +329,13 @@ def run_answer(*, run_id: int, answer_id: int, final_attempt: bool = True) -> No
         return
     with transaction.atomic():
         for atom, result in zip(atoms, results, strict=True):
-            start_end = locate(answer.text, result.citation) if result.citation else None
+            start_end = locate(evidence, result.citation) if result.citation else None
             Verdict.objects.update_or_create(
                 run=run,
                 atom=atom,
-                target=answer,
+                target=target,
                 defaults={
+                    "passage": given,
                     "source": Source.MODEL,
                     "label": None
                     if not result.valid
@@ -408,8 +454,10 @@ def run_progress_refresh(*, run_id: int) -> Run:
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.kind == RunKind.VERIFY:
+            # Recall: one target per answer; precision: the answers the verified atoms belong to.
+            answer = "atom__answer" if run.parameters.get("setup") == "precision" else "target"
             counts = Verdict.objects.filter(run=run).aggregate(
-                answers=Count("target", distinct=True), na=Count("id", filter=Q(valid=False))
+                answers=Count(answer, distinct=True), na=Count("id", filter=Q(valid=False))
             )
         else:
             counts = {"answers": len(run.result.get("done", [])), "na": 0}
@@ -453,10 +501,10 @@ def run_sync(*, run: Run) -> Run:
 def run_report(*, run: Run) -> dict[str, Any]:
     """FaaF's measures per answer kind where human verdicts exist: error rate, F1micro on not supported,
     N/A; factual recall of the model and of the humans; and the run's calls and tokens."""
-    verdicts = Verdict.objects.filter(run=run).select_related("target")
-    human: dict[tuple[int, int], tuple] = {}
+    verdicts = Verdict.objects.filter(run=run).select_related("target", "atom__answer")
+    human: dict[tuple[int, int | None], tuple] = {}
     for atom_id, target_id, label, updated in Verdict.objects.filter(
-        source=Source.HUMAN, atom__in=verdicts.values("atom"), target__isnull=False
+        source=Source.HUMAN, atom__in=verdicts.values("atom")
     ).values_list("atom_id", "target_id", "label", "updated_at"):
         if (atom_id, target_id) not in human or updated > human[(atom_id, target_id)][1]:
             human[(atom_id, target_id)] = (label == VerdictLabel.SUPPORTED, updated)
@@ -464,9 +512,10 @@ def run_report(*, run: Run) -> dict[str, Any]:
     recall: dict[str, list] = defaultdict(list)
     for v in verdicts:
         model = v.label == VerdictLabel.SUPPORTED if v.valid else None
-        recall[v.target.kind].append(model)
+        kind = v.target.kind if v.target_id else v.atom.answer.kind  # precision: the atoms' own answer
+        recall[kind].append(model)
         if (v.atom_id, v.target_id) in human:
-            pairs[v.target.kind].append((human[(v.atom_id, v.target_id)][0], model))
+            pairs[kind].append((human[(v.atom_id, v.target_id)][0], model))
     kinds = {}
     for kind in sorted(recall):
         entry: dict[str, Any] = {"facts": len(recall[kind]), "recall": metrics.factual_recall(recall[kind])}
@@ -493,9 +542,13 @@ def run_answers(*, run: Run, limit: int = 50) -> list[dict[str, Any]]:
     answers = {a.pk: a for a in Answer.objects.filter(pk__in=ids).select_related("question")}
     by_answer: dict[int, list[Verdict]] = defaultdict(list)
     for verdict in (
-        Verdict.objects.filter(run=run, target_id__in=ids).select_related("atom").order_by("atom__position")
+        Verdict.objects.filter(
+            Q(target_id__in=ids) | Q(target__isnull=True, atom__answer_id__in=ids), run=run
+        )
+        .select_related("atom")
+        .order_by("atom__position")
     ):
-        by_answer[verdict.target_id].append(verdict)
+        by_answer[verdict.target_id or verdict.atom.answer_id].append(verdict)
     failures = run.result.get("failures", {})
     out = []
     for answer_id in ids:
@@ -503,7 +556,12 @@ def run_answers(*, run: Run, limit: int = 50) -> list[dict[str, Any]]:
         if answer is None:
             continue
         verdicts = by_answer.get(answer_id, [])
-        cited = [(v.pk, v.evidence_start, v.evidence_end) for v in verdicts if v.evidence_start is not None]
+        # Citations point into the answer in the recall set-up (into the given passage in precision).
+        cited = [
+            (v.pk, v.evidence_start, v.evidence_end)
+            for v in verdicts
+            if v.evidence_start is not None and v.target_id == answer_id
+        ]
         out.append(
             {
                 "answer": answer,

@@ -42,12 +42,26 @@ class Command(BaseCommand):
             action="store_true",
             help="FaaF: ask once more when a reply cannot be used (off in the paper).",
         )
+        parser.add_argument(
+            "--passage",
+            metavar="FILE",
+            help="Precision set-up: verify each answer's own atoms against this text file.",
+        )
         parser.add_argument("--sync", action="store_true", help="Run here and now instead of on the workers.")
 
     def handle(self, *args: Any, **options: Any) -> None:
         project = Project.objects.filter(slug=options["project"]).first()
         if project is None:
             raise CommandError(f"No project with slug {options['project']!r}.")
+        passage = ""
+        if options["passage"]:
+            try:
+                with open(options["passage"], encoding="utf-8") as stream:
+                    passage = stream.read()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise CommandError(f"Cannot read the passage {options['passage']}: {exc}") from None
+            if not passage.strip():
+                raise CommandError(f"The passage {options['passage']} is empty.")
         try:
             run = run_start(
                 actor=None,
@@ -58,6 +72,7 @@ class Command(BaseCommand):
                 answer_kinds=options["answers"],
                 use_cache=not options["no_cache"],
                 retry_na=options["retry_na"],
+                passage=passage,
                 enqueue=not options["sync"],
             )
         except ApplicationError as exc:
