@@ -300,3 +300,19 @@ def test_precision_set_up_verifies_own_atoms_against_a_given_passage(project, tm
     empty.write_text("  ")
     with pytest.raises(CommandError, match="is empty"):
         run_job("--method", "faaf", "--passage", str(empty), "--sync")
+
+
+def test_precision_run_from_the_project_page(client, project, django_capture_on_commit_callbacks) -> None:  # noqa: ANN001
+    from annotation.choices import Role
+    from tests import factories as f
+
+    run_job("--method", "atomize", "--answers", "reference", "--sync")
+    client.force_login(f.member(project, Role.MANAGER, "boss"))
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client.post(
+            "/projects/wef/runs/",
+            {"method": "faaf", "answers": ["reference"], "passage": "Apollo 11 landed in 1969."},
+        )
+    assert response.status_code == 302
+    run = Run.objects.get(kind="verify")
+    assert run.parameters["setup"] == "precision" and run.items_total == 3

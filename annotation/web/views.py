@@ -176,6 +176,7 @@ def run_create(request: HttpRequest, slug: str) -> HttpResponse:
             variant=request.POST.get("variant", "tf"),
             citation=request.POST.get("citation") == "on",
             answer_kinds=request.POST.getlist("answers") or None,
+            passage=request.POST.get("passage", ""),
         )
     except Forbidden as exc:
         raise PermissionDenied(exc.message) from None
