@@ -128,3 +128,10 @@ class AuditEventAdmin(admin.ModelAdmin):
     list_filter = ["action", "object_type"]
     list_select_related = ["actor", "project"]
     raw_id_fields = ["actor", "project"]
+
+
+@admin.register(models.LLMEndpoint)
+class LLMEndpointAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "model_name", "base_url", "max_concurrency", "requests_per_minute"]
+    list_select_related = ["project"]
+    raw_id_fields = ["project"]

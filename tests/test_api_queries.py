@@ -15,7 +15,7 @@ EXPECTED = {
     "/api/verdicts/": 5,
     "/api/runs/": 5,
     "/": 4,
-    "/projects/p/": 9,
+    "/projects/p/": 10,
     "/projects/p/questions/{question}/": 9,
 }
 

@@ -316,3 +316,36 @@ def test_precision_run_from_the_project_page(client, project, django_capture_on_
     assert response.status_code == 302
     run = Run.objects.get(kind="verify")
     assert run.parameters["setup"] == "precision" and run.items_total == 3
+
+
+def test_a_named_endpoint_with_its_key_from_the_environment_and_its_pace(project, monkeypatch) -> None:  # noqa: ANN001
+    import time
+
+    from annotation.models import LLMEndpoint
+
+    monkeypatch.setenv("MY_TEAM_KEY", "sk-secret-123")
+    with ScriptedServer(handler=faaf_reply) as server:
+        LLMEndpoint.objects.create(
+            project=project,
+            name="team-vllm",
+            base_url=server.url,
+            model_name="llama-test",
+            api_key_env="MY_TEAM_KEY",
+            requests_per_minute=600,
+            price_prompt_per_1k=0.5,
+        )
+        started = time.monotonic()
+        run_job("--method", "faaf", "--endpoint", "team-vllm", "--answers", "poor", "--sync")
+        elapsed = time.monotonic() - started
+    run = Run.objects.get()
+    assert (
+        run.endpoint == "team-vllm" and run.model_name == "llama-test" and run.status == RunStatus.SUCCEEDED
+    )
+    assert server.authorizations == ["Bearer sk-secret-123"] * 3
+    assert {r["model"] for r in server.requests} == {"llama-test"}
+    assert elapsed >= 0.2  # 600 a minute: three requests at least 0.1 s apart
+    assert runs.estimated_cost(run) == pytest.approx(3 * 200 / 1000 * 0.5)
+    with pytest.raises(
+        CommandError, match="No endpoint 'nope' in this project; use one of: offline, default, team-vllm"
+    ):
+        run_job("--method", "faaf", "--endpoint", "nope", "--sync")

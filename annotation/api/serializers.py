@@ -310,6 +310,12 @@ class RunInputSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text="Precision set-up: verify each answer's own atoms against this text.",
     )
+    endpoint = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="offline, default (LLM_BASE_URL) or the name of one of the project's endpoints.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -301,6 +301,7 @@ class RunViewSet(mixins.CreateModelMixin, _ReadViewSet):
             answer_kinds=values["answer_kinds"] or None,
             use_cache=values["cache"],
             passage=values["passage"],
+            endpoint=values["endpoint"] or None,
         )
         return Response(s.RunSerializer(run).data, status=status.HTTP_201_CREATED)
 

@@ -119,8 +119,29 @@ class Endpoint:
     timeout: float = 60.0
     supports_tools: bool = True
     max_retries: int = 5
+    requests_per_minute: int = 0  # 0: no limit
     price_prompt_per_1k: float = 0.0
     price_completion_per_1k: float = 0.0
+
+
+@dataclass
+class _Limits:
+    slots: threading.BoundedSemaphore
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    next_start: float = 0.0
+
+
+_LIMITS: dict[tuple[str, str, int], _Limits] = {}
+_LIMITS_LOCK = threading.Lock()
+
+
+def _limits_for(endpoint: Endpoint) -> _Limits:
+    """Concurrency and pace are per endpoint and process, shared by every client made for it."""
+    key = (endpoint.base_url, endpoint.model, endpoint.max_concurrency)
+    with _LIMITS_LOCK:
+        if key not in _LIMITS:
+            _LIMITS[key] = _Limits(slots=threading.BoundedSemaphore(max(1, endpoint.max_concurrency)))
+        return _LIMITS[key]
 
 
 class OpenAIClient:
@@ -143,7 +164,7 @@ class OpenAIClient:
         self.recorder = recorder
         self._sleep = sleep
         self._backoff_base = backoff_base
-        self._slots = threading.BoundedSemaphore(max(1, endpoint.max_concurrency))
+        self._limits = _limits_for(endpoint)
         # The SDK's own retries are off: we retry, counting and honouring Retry-After ourselves.
         self._sdk = OpenAI(
             base_url=endpoint.base_url,
@@ -161,7 +182,8 @@ class OpenAIClient:
                 response = LLMResponse.from_dict(hit)
                 self._record(key, payload, response, None, True)
                 return response
-        with self._slots:
+        with self._limits.slots:
+            self._pace()
             try:
                 response = self._call_with_retries(payload)
             except LLMError as exc:
@@ -225,6 +247,18 @@ class OpenAIClient:
                     status=status,
                 ) from None
             self._sleep(wait)
+
+    def _pace(self) -> None:
+        """Keep to ``requests_per_minute``: requests start at least 60 / rpm seconds apart."""
+        if not self.endpoint.requests_per_minute:
+            return
+        limits = self._limits
+        with limits.lock:
+            now = time.monotonic()
+            start = max(now, limits.next_start)
+            limits.next_start = start + 60.0 / self.endpoint.requests_per_minute
+        if start > now:
+            self._sleep(start - now)
 
     def _backoff(self, attempt: int) -> float:
         # Exponential with full jitter, capped at a minute.

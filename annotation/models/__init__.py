@@ -1,7 +1,7 @@
 from .audit import AuditEvent
 from .claims import Atom, AtomContext
 from .corpus import Answer, Assignment, KnowledgeSource, Membership, Passage, Project, Question
-from .runs import LLMCall, Run
+from .runs import LLMCall, LLMEndpoint, Run
 from .spans import ErrorSpan, Preference
 from .verdicts import Verdict
 
@@ -14,6 +14,7 @@ __all__ = [
     "ErrorSpan",
     "KnowledgeSource",
     "LLMCall",
+    "LLMEndpoint",
     "Membership",
     "Passage",
     "Preference",

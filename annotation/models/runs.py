@@ -73,3 +73,33 @@ class LLMCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model_name} call {self.key[:12]}"
+
+
+class LLMEndpoint(models.Model):
+    """An OpenAI-compatible endpoint a manager names for a project. The key is never stored: only the name
+    of the environment variable that holds it."""
+
+    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="endpoints")
+    name = models.SlugField(max_length=50)
+    base_url = models.URLField(max_length=500)
+    model_name = models.CharField(max_length=200)
+    api_key_env = models.CharField(max_length=100, blank=True, help_text="Environment variable with the key.")
+    max_concurrency = models.PositiveSmallIntegerField(default=4)
+    requests_per_minute = models.PositiveIntegerField(default=0, help_text="0: no limit.")
+    timeout = models.PositiveIntegerField(default=60, help_text="Seconds per request.")
+    supports_tools = models.BooleanField(default=True)
+    price_prompt_per_1k = models.FloatField(default=0.0)
+    price_completion_per_1k = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="endpoint_name_unique_in_project"),
+            models.CheckConstraint(
+                condition=~Q(name__in=["offline", "default"]), name="endpoint_name_not_reserved"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.model_name})"

@@ -8,6 +8,7 @@ re-run costs nothing and gives the same verdicts; with no endpoint the offline b
 from __future__ import annotations
 
 import logging
+import os
 from collections import defaultdict
 from typing import Any
 
@@ -32,7 +33,17 @@ from annotation.factcheck import facts as facts_prompt
 from annotation.factcheck.llm import OFFLINE_MODEL, Endpoint, LLMClient, LLMError, LLMResponse, OpenAIClient
 from annotation.factcheck.offline import OfflineBackend
 from annotation.factcheck.text import locate
-from annotation.models import Answer, Atom, KnowledgeSource, LLMCall, Passage, Project, Run, Verdict
+from annotation.models import (
+    Answer,
+    Atom,
+    KnowledgeSource,
+    LLMCall,
+    LLMEndpoint,
+    Passage,
+    Project,
+    Run,
+    Verdict,
+)
 from annotation.services.audit import audit_record
 
 logger = logging.getLogger(__name__)
@@ -125,19 +136,76 @@ def configured_endpoint() -> Endpoint | None:
 
 
 def estimated_cost(run: Run) -> float | None:
-    """What the run's calls cost at the configured prices, or None when no price is configured."""
-    prices = (settings.LLM_PRICE_PROMPT_PER_1K, settings.LLM_PRICE_COMPLETION_PER_1K)
-    if run.endpoint == OFFLINE_MODEL or not any(prices):
+    """What the run's calls cost at its endpoint's prices, or None when no price is configured."""
+    if run.endpoint == OFFLINE_MODEL:
+        return None
+    named = named_endpoint(run.project, run.endpoint) if run.endpoint != "default" else None
+    prices = (
+        (named.price_prompt_per_1k, named.price_completion_per_1k)
+        if named
+        else (settings.LLM_PRICE_PROMPT_PER_1K, settings.LLM_PRICE_COMPLETION_PER_1K)
+    )
+    if not any(prices):
         return None
     return round(run.prompt_tokens / 1000 * prices[0] + run.completion_tokens / 1000 * prices[1], 4)
+
+
+def named_endpoint(project: Project, name: str) -> Endpoint | None:
+    """A project's named endpoint (LLMEndpoint), with its key read from the environment variable it names."""
+    row = LLMEndpoint.objects.filter(project=project, name=name).first()
+    if row is None:
+        return None
+    return Endpoint(
+        name=row.name,
+        base_url=row.base_url,
+        model=row.model_name,
+        api_key=os.environ.get(row.api_key_env, "") if row.api_key_env else "",
+        max_concurrency=row.max_concurrency,
+        timeout=float(row.timeout),
+        supports_tools=row.supports_tools,
+        requests_per_minute=row.requests_per_minute,
+        price_prompt_per_1k=row.price_prompt_per_1k,
+        price_completion_per_1k=row.price_completion_per_1k,
+    )
+
+
+def endpoint_for(project: Project, name: str | None) -> Endpoint | None:
+    """The endpoint a run uses: a named one, "default" (the settings' LLM_BASE_URL), or None (offline).
+    With no name: the default endpoint when one is configured, else offline."""
+    if name in (None, ""):
+        return configured_endpoint()
+    if name == OFFLINE_MODEL:
+        return None
+    if name == "default":
+        endpoint = configured_endpoint()
+        if endpoint is None:
+            raise ValidationFailed.from_fields(
+                {"endpoint": ["No default endpoint: LLM_BASE_URL is not set."]}
+            )
+        return endpoint
+    endpoint = named_endpoint(project, name)
+    if endpoint is None:
+        names = ", ".join(
+            [
+                "offline",
+                "default",
+                *LLMEndpoint.objects.filter(project=project).values_list("name", flat=True),
+            ]
+        )
+        raise ValidationFailed.from_fields(
+            {"endpoint": [f"No endpoint {name!r} in this project; use one of: {names}."]}
+        )
+    return endpoint
 
 
 def client_for(run: Run) -> LLMClient:
     if run.endpoint == OFFLINE_MODEL:
         return _CountingOffline(run.pk)
-    endpoint = configured_endpoint()
+    endpoint = (
+        named_endpoint(run.project, run.endpoint) if run.endpoint != "default" else configured_endpoint()
+    )
     if endpoint is None:
-        raise LLMError("The run was started on an endpoint, but no LLM_BASE_URL is configured now.")
+        raise LLMError(f"The run's endpoint {run.endpoint!r} is not configured any more.")
     cache = DatabaseCache(run.pk) if run.parameters.get("cache", True) else None
     return OpenAIClient(endpoint, cache=cache, recorder=lambda *args: _record(run.pk, *args))
 
@@ -221,6 +289,7 @@ def run_start(
     use_cache: bool = True,
     retry_na: bool = False,
     passage: str = "",
+    endpoint: str | None = None,
     enqueue: bool = True,
 ) -> Run:
     """Start a verification run: one task per answer, enqueued after commit. With ``retry_na`` a FaaF call
@@ -253,15 +322,15 @@ def run_start(
                 "or run --method facts on reference answers first)."
             )
         raise ValidationFailed.from_fields({"answers": [message]})
-    endpoint = configured_endpoint()
+    chosen = endpoint_for(project, endpoint)
     with transaction.atomic():
         run = Run.objects.create(
             project=project,
             kind=run_kind,
             method=method,
             variant=variant,
-            endpoint=endpoint.name if endpoint else OFFLINE_MODEL,
-            model_name=endpoint.model if endpoint else OFFLINE_MODEL,
+            endpoint=chosen.name if chosen else OFFLINE_MODEL,
+            model_name=chosen.model if chosen else OFFLINE_MODEL,
             prompt_version=PROMPT_VERSION,
             parameters={
                 "citation": citation,

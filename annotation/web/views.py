@@ -55,6 +55,9 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "can_annotate": permissions.can_annotate(role),
         "run_methods": runs.METHOD_CHOICES if permissions.can_manage(role) else None,
         "run_variants": runs.VARIANTS,
+        "endpoints": list(project.endpoints.values_list("name", flat=True))
+        if permissions.can_manage(role)
+        else [],
         "answer_kinds": AnswerKind.choices,
         "my_progress": (project.progress.get("annotators") or {}).get(request.user.get_username()),
     }
@@ -177,6 +180,7 @@ def run_create(request: HttpRequest, slug: str) -> HttpResponse:
             citation=request.POST.get("citation") == "on",
             answer_kinds=request.POST.getlist("answers") or None,
             passage=request.POST.get("passage", ""),
+            endpoint=request.POST.get("endpoint") or None,
         )
     except Forbidden as exc:
         raise PermissionDenied(exc.message) from None

@@ -67,6 +67,7 @@ class ScriptedServer:
         self.default = default or Reply(body=completion(content="True"))
         self.handler = handler
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str] = []
         self.in_flight = 0
         self.peak = 0
         self._lock = threading.Lock()
@@ -81,6 +82,7 @@ class ScriptedServer:
                 payload = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests.append(payload)
+                    server.authorizations.append(self.headers.get("authorization", ""))
                     server.in_flight += 1
                     server.peak = max(server.peak, server.in_flight)
                     reply = (

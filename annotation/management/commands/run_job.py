@@ -47,6 +47,11 @@ class Command(BaseCommand):
             metavar="FILE",
             help="Precision set-up: verify each answer's own atoms against this text file.",
         )
+        parser.add_argument(
+            "--endpoint",
+            help="offline, default (LLM_BASE_URL) or a project endpoint's name "
+            "(default: LLM_BASE_URL if set, else offline).",
+        )
         parser.add_argument("--sync", action="store_true", help="Run here and now instead of on the workers.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -73,6 +78,7 @@ class Command(BaseCommand):
                 use_cache=not options["no_cache"],
                 retry_na=options["retry_na"],
                 passage=passage,
+                endpoint=options["endpoint"],
                 enqueue=not options["sync"],
             )
         except ApplicationError as exc:
