@@ -349,3 +349,23 @@ def test_a_named_endpoint_with_its_key_from_the_environment_and_its_pace(project
         CommandError, match="No endpoint 'nope' in this project; use one of: offline, default, team-vllm"
     ):
         run_job("--method", "faaf", "--endpoint", "nope", "--sync")
+
+
+def test_atomize_with_the_reviser_keeps_the_original(project) -> None:  # noqa: ANN001
+    from annotation.factcheck.revise import offline_revision
+    from annotation.models import Answer, Atom
+
+    assert offline_revision("She was born in 1815.", "Ada Lovelace was a mathematician.") == (
+        "Ada Lovelace was born in 1815."
+    )
+    assert (
+        offline_revision("Her father was Byron.", "Ada Lovelace wrote notes.")
+        == "Ada Lovelace's father was Byron."
+    )
+    assert offline_revision("Paris is big.", "Ada Lovelace.") == "Paris is big."
+    answer = Answer.objects.filter(kind="poor").first()
+    answer.text = "Ada Lovelace wrote the notes. She was born in 1815."
+    answer.save()
+    run_job("--method", "atomize", "--answers", "poor", "--revise", "--sync")
+    revised = Atom.objects.get(answer=answer, original_text="She was born in 1815.")
+    assert revised.text == "Ada Lovelace was born in 1815." and revised.run.parameters["revise"] is True

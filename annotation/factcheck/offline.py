@@ -9,6 +9,7 @@ It answers the same requests an endpoint would (see ``LLMRequest.task``), so eve
   otherwise **not clear** (or False where "not clear" is not allowed). The score is the word overlap.
 - ``facts`` (reference facts): the sentences of the reference answer.
 - ``atomize``: a sentence split into clauses at ";" and ", and" / ", but" / ", which".
+- ``revise``: a leading pronoun replaced with the response's first named entity.
 
 Every response names the model ``offline``, so every verdict it leads to says where it came from.
 """
@@ -107,6 +108,10 @@ class OfflineBackend:
             content = "\n".join(f"- {s.strip()}" for s in sentences(inputs["answer"]) if s.strip())
         elif request.task == "atomize":
             content = "\n".join(f"- {c}" for c in _clauses(inputs["sentence"]))
+        elif request.task == "revise":
+            from annotation.factcheck.revise import offline_revision
+
+            content = offline_revision(inputs["atom"], inputs["response"])
         else:
             raise ValueError(f"the offline backend cannot answer a {request.task!r} request")
         return LLMResponse(content=content, tool_arguments=tool_arguments, model=OFFLINE_MODEL)

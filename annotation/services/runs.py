@@ -28,7 +28,7 @@ from annotation.choices import (
     VerdictLabel,
 )
 from annotation.errors import Conflict, ValidationFailed
-from annotation.factcheck import atomize, faaf, metrics, prompting
+from annotation.factcheck import atomize, faaf, metrics, prompting, revise
 from annotation.factcheck import facts as facts_prompt
 from annotation.factcheck.llm import OFFLINE_MODEL, Endpoint, LLMClient, LLMError, LLMResponse, OpenAIClient
 from annotation.factcheck.offline import OfflineBackend
@@ -290,6 +290,7 @@ def run_start(
     retry_na: bool = False,
     passage: str = "",
     endpoint: str | None = None,
+    revise_atoms: bool = False,
     enqueue: bool = True,
 ) -> Run:
     """Start a verification run: one task per answer, enqueued after commit. With ``retry_na`` a FaaF call
@@ -337,6 +338,7 @@ def run_start(
                 "answer_kinds": answer_kinds or [],
                 "cache": use_cache,
                 "retry_na": retry_na,
+                "revise": revise_atoms,
                 "setup": "precision" if precision else "recall",
                 "answers": answer_ids,
             },
@@ -464,12 +466,23 @@ def _make_facts(run: Run, answer: Answer, *, final_attempt: bool) -> None:
     client = client_for(run)
     try:
         if run.kind == RunKind.ATOMIZE:
-            made = [(f.text, f.start, f.end) for f in atomize.atomic_facts(answer.text, client.complete)]
+            made = [
+                (f.text, f.start, f.end, f.text) for f in atomize.atomic_facts(answer.text, client.complete)
+            ]
             origin = AtomOrigin.EXTRACTED
+            if run.parameters.get("revise"):  # FactReasoner's reviser: the atom made to stand on its own
+                made = [
+                    (revise.parse(client.complete(revise.request(text, answer.text)), text), start, end, text)
+                    for text, start, end, _ in made
+                ]
         else:
             response = client.complete(facts_prompt.request(answer.question.text, answer.text))
             made = [
-                (fact, *((found[0], found[1]) if (found := locate(answer.text, fact)) else (None, None)))
+                (
+                    fact,
+                    *((found[0], found[1]) if (found := locate(answer.text, fact)) else (None, None)),
+                    fact,
+                )
                 for fact in facts_prompt.parse(response)
             ]
             origin = AtomOrigin.REFERENCE
@@ -487,12 +500,12 @@ def _make_facts(run: Run, answer: Answer, *, final_attempt: bool) -> None:
                 run=run,
                 position=i,
                 text=text,
-                original_text=text,
+                original_text=original,
                 start=start,
                 end=end,
                 origin=origin,
             )
-            for i, (text, start, end) in enumerate(made)
+            for i, (text, start, end, original) in enumerate(made)
         )
         current = Run.objects.select_for_update().get(pk=run.pk)
         done = sorted(set(current.result.get("done", [])) | {answer.pk})

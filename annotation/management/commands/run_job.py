@@ -52,6 +52,11 @@ class Command(BaseCommand):
             help="offline, default (LLM_BASE_URL) or a project endpoint's name "
             "(default: LLM_BASE_URL if set, else offline).",
         )
+        parser.add_argument(
+            "--revise",
+            action="store_true",
+            help="atomize: make each atom stand on its own (FactReasoner's reviser).",
+        )
         parser.add_argument("--sync", action="store_true", help="Run here and now instead of on the workers.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -79,6 +84,7 @@ class Command(BaseCommand):
                 retry_na=options["retry_na"],
                 passage=passage,
                 endpoint=options["endpoint"],
+                revise_atoms=options["revise"],
                 enqueue=not options["sync"],
             )
         except ApplicationError as exc:
