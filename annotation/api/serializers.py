@@ -310,6 +310,7 @@ class RunInputSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text="Precision set-up: verify each answer's own atoms against this text.",
     )
+    revise = serializers.BooleanField(default=False, help_text="atomize: revise atoms to stand on their own.")
     endpoint = serializers.CharField(
         required=False,
         allow_blank=True,

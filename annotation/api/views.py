@@ -302,6 +302,7 @@ class RunViewSet(mixins.CreateModelMixin, _ReadViewSet):
             use_cache=values["cache"],
             passage=values["passage"],
             endpoint=values["endpoint"] or None,
+            revise_atoms=values["revise"],
         )
         return Response(s.RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
