@@ -369,3 +369,35 @@ def test_atomize_with_the_reviser_keeps_the_original(project) -> None:  # noqa: 
     run_job("--method", "atomize", "--answers", "poor", "--revise", "--sync")
     revised = Atom.objects.get(answer=answer, original_text="She was born in 1815.")
     assert revised.text == "Ada Lovelace was born in 1815." and revised.run.parameters["revise"] is True
+
+
+def test_managers_configure_endpoints_on_the_project_page(client, project) -> None:  # noqa: ANN001
+    from annotation.choices import Role
+    from annotation.models import LLMEndpoint
+    from tests import factories as f
+
+    client.force_login(f.member(project, Role.MANAGER, "boss"))
+    form = {
+        "name": "team-vllm",
+        "base_url": "http://gpu-host:8000/v1",
+        "model_name": "llama",
+        "api_key_env": "TEAM_KEY",
+        "max_concurrency": "8",
+        "requests_per_minute": "120",
+        "supports_tools": "on",
+    }
+    response = client.post("/projects/wef/endpoints/", form, follow=True)
+    assert b"Endpoint team-vllm saved." in response.content
+    endpoint = LLMEndpoint.objects.get(project=project, name="team-vllm")
+    assert (endpoint.max_concurrency, endpoint.requests_per_minute, endpoint.api_key_env) == (
+        8,
+        120,
+        "TEAM_KEY",
+    )
+    assert '<option value="team-vllm">' in client.get("/projects/wef/").content.decode()
+    response = client.post("/projects/wef/endpoints/", form | {"name": "offline"}, follow=True)
+    assert b"is reserved" in response.content
+    response = client.post("/projects/wef/endpoints/", form | {"base_url": "not a url"}, follow=True)
+    assert b"base_url" in response.content and LLMEndpoint.objects.count() == 1
+    client.force_login(f.member(project, Role.ANNOTATOR, "ann"))
+    assert client.post("/projects/wef/endpoints/", form).status_code == 403

@@ -81,7 +81,8 @@ class LLMEndpoint(models.Model):
 
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="endpoints")
     name = models.SlugField(max_length=50)
-    base_url = models.URLField(max_length=500)
+    # A CharField: intranet hosts without a dot ("http://gpu-host:8000/v1") are fine; the service checks it.
+    base_url = models.CharField(max_length=500)
     model_name = models.CharField(max_length=200)
     api_key_env = models.CharField(max_length=100, blank=True, help_text="Environment variable with the key.")
     max_concurrency = models.PositiveSmallIntegerField(default=4)

@@ -11,6 +11,7 @@ import logging
 import os
 from collections import defaultdict
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -653,3 +654,63 @@ def run_answers(*, run: Run, limit: int = 50) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+@transaction.atomic
+def endpoint_save(
+    *,
+    actor: Any,
+    project: Project,
+    name: str,
+    base_url: str,
+    model_name: str,
+    api_key_env: str = "",
+    max_concurrency: int = 4,
+    requests_per_minute: int = 0,
+    timeout: int = 60,
+    supports_tools: bool = True,
+    price_prompt_per_1k: float = 0.0,
+    price_completion_per_1k: float = 0.0,
+) -> LLMEndpoint:
+    """Create or change a project's named endpoint (managers). The key stays in the environment."""
+    from django.core.exceptions import ValidationError as DjangoValidationError
+
+    permissions.require_manager(actor, project, "configure endpoints")
+    endpoint = LLMEndpoint.objects.filter(project=project, name=name).first() or LLMEndpoint(
+        project=project, name=name
+    )
+    before = {"base_url": endpoint.base_url, "model_name": endpoint.model_name} if endpoint.pk else None
+    for field, value in {
+        "base_url": base_url,
+        "model_name": model_name,
+        "api_key_env": api_key_env,
+        "max_concurrency": max_concurrency,
+        "requests_per_minute": requests_per_minute,
+        "timeout": timeout,
+        "supports_tools": supports_tools,
+        "price_prompt_per_1k": price_prompt_per_1k,
+        "price_completion_per_1k": price_completion_per_1k,
+    }.items():
+        setattr(endpoint, field, value)
+    errors: dict[str, list[str]] = {}
+    if name in (OFFLINE_MODEL, "default"):
+        errors["name"] = [f"{name!r} is reserved."]
+    parsed = urlsplit(base_url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        errors["base_url"] = [f"{base_url!r} is not an http(s) URL such as http://gpu-host:8000/v1."]
+    try:
+        endpoint.full_clean(validate_unique=False, validate_constraints=False)
+    except DjangoValidationError as exc:
+        errors |= {field: [str(m) for m in messages] for field, messages in exc.message_dict.items()}
+    if errors:
+        raise ValidationFailed.from_fields(errors)
+    endpoint.save()
+    audit_record(
+        actor=actor,
+        action="endpoint.save",
+        obj=endpoint,
+        project=project,
+        before=before,
+        after={"name": name, "base_url": base_url, "model_name": model_name},
+    )
+    return endpoint

@@ -18,6 +18,7 @@ urlpatterns = [
     path("projects/<slug:slug>/import/", views.project_import, name="project-import"),
     path("projects/<slug:slug>/export/<slug:format>/", views.project_export, name="project-export"),
     path("projects/<slug:slug>/runs/", views.run_create, name="run-create"),
+    path("projects/<slug:slug>/endpoints/", views.endpoint_save, name="endpoint-save"),
     path("projects/<slug:slug>/runs/<int:pk>/", views.run_detail, name="run-detail"),
     path("projects/<slug:slug>/runs/<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
 ]

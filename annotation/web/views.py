@@ -193,3 +193,33 @@ def run_create(request: HttpRequest, slug: str) -> HttpResponse:
             status=400,
         )
     return redirect("web:run-detail", slug=project.slug, pk=run.pk)
+
+
+@require_POST
+def endpoint_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Managers add or change a named LLM endpoint of the project."""
+    from django.contrib import messages
+
+    project, _ = _project_for(request, slug)
+    post = request.POST
+    try:
+        endpoint = runs.endpoint_save(
+            actor=request.user,
+            project=project,
+            name=post.get("name", "").strip(),
+            base_url=post.get("base_url", "").strip(),
+            model_name=post.get("model_name", "").strip(),
+            api_key_env=post.get("api_key_env", "").strip(),
+            max_concurrency=int(post.get("max_concurrency") or 4),
+            requests_per_minute=int(post.get("requests_per_minute") or 0),
+            supports_tools=post.get("supports_tools") == "on",
+        )
+        messages.success(request, f"Endpoint {endpoint.name} saved.")
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+    except ValueError:
+        messages.error(request, "Concurrency and requests per minute are whole numbers.")
+    except ApplicationError as exc:
+        details = " ".join(f"{k}: {' '.join(v)}" for k, v in exc.extra.items()) if exc.extra else ""
+        messages.error(request, f"{exc.message} {details}".strip())
+    return redirect("web:project-detail", slug=project.slug)
