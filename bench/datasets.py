@@ -86,8 +86,6 @@ def scratch_database(env: dict[str, str]) -> tuple[dict[str, str], callable]:
 
 def main() -> None:
     setup_django()
-    from django.db import connection
-
     # Production settings: with DEBUG on, Django keeps every query's SQL, which is not what users run.
     base = os.environ | {
         "DJANGO_SETTINGS_MODULE": "factapp.settings.base",
@@ -127,7 +125,6 @@ def main() -> None:
     finally:
         drop()
     results["database"] = {"vendor": "postgresql" if env["DATABASE_URL"].startswith("postgres") else "sqlite"}
-    del connection
     write_results("datasets", results)
 
 

@@ -401,3 +401,31 @@ def test_managers_configure_endpoints_on_the_project_page(client, project) -> No
     assert b"base_url" in response.content and LLMEndpoint.objects.count() == 1
     client.force_login(f.member(project, Role.ANNOTATOR, "ann"))
     assert client.post("/projects/wef/endpoints/", form).status_code == 403
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_latest_generated_facts_per_question_and_answer_in_constant_queries(
+    db, n, django_assert_num_queries
+) -> None:  # noqa: ANN001
+    from annotation.choices import AnswerKind, RunKind
+    from annotation.models import Atom
+    from tests import factories as f
+
+    p = f.ProjectFactory()
+    answers = []
+    for i in range(n):
+        answer = f.AnswerFactory(question=f.QuestionFactory(project=p), kind=AnswerKind.REFERENCE)
+        answers.append(answer)
+        for kind, origin in ((RunKind.REFERENCE_FACTS, "reference"), (RunKind.ATOMIZE, "extracted")):
+            older = f.RunFactory(project=p, kind=kind, status=RunStatus.SUCCEEDED)
+            Atom.objects.create(answer=answer, run=older, position=0, text=f"old {i}", origin=origin)
+            # Each answer's latest run is a different one: every question must still get its own facts.
+            newer = f.RunFactory(project=p, kind=kind, status=RunStatus.SUCCEEDED)
+            Atom.objects.create(answer=answer, run=newer, position=0, text=f"new {i}", origin=origin)
+        failed = f.RunFactory(project=p, kind=RunKind.ATOMIZE, status=RunStatus.FAILED)
+        Atom.objects.create(answer=answer, run=failed, position=0, text=f"failed {i}", origin="extracted")
+    with django_assert_num_queries(2):
+        facts = [a.text for a in runs.reference_atoms([a.question_id for a in answers])]
+    with django_assert_num_queries(2):
+        own = [a.text for a in runs.own_atoms([a.pk for a in answers])]
+    assert facts == own == [f"new {i}" for i in range(n)]

@@ -106,6 +106,8 @@ class LLMClient(Protocol):
 
     def complete(self, request: LLMRequest) -> LLMResponse: ...
 
+    def complete_many(self, requests: Iterable[LLMRequest]) -> list[LLMResponse | LLMError]: ...
+
 
 @dataclass
 class Endpoint:

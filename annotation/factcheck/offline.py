@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from annotation.factcheck.llm import OFFLINE_MODEL, LLMRequest, LLMResponse
+from annotation.factcheck.revise import offline_revision
 from annotation.factcheck.text import sentences
 
 NOT_CLEAR = "not clear from the given passage"
@@ -109,12 +111,14 @@ class OfflineBackend:
         elif request.task == "atomize":
             content = "\n".join(f"- {c}" for c in _clauses(inputs["sentence"]))
         elif request.task == "revise":
-            from annotation.factcheck.revise import offline_revision
-
             content = offline_revision(inputs["atom"], inputs["response"])
         else:
             raise ValueError(f"the offline backend cannot answer a {request.task!r} request")
         return LLMResponse(content=content, tool_arguments=tool_arguments, model=OFFLINE_MODEL)
+
+    def complete_many(self, requests: Iterable[LLMRequest]) -> list[LLMResponse]:
+        """One after another: nothing here waits on a network."""
+        return [self.complete(request) for request in requests]
 
 
 def _citation(fact: str, passage: str) -> str:

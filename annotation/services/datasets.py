@@ -224,8 +224,7 @@ def _hq_span(
 def _hq_import_batch(
     project: Project, rows: list[hq.Row], users: dict[str, Any], report: ImportReport
 ) -> None:
-    new = rows  # all new: _run_import filtered out the rows already present
-    _dataset_users(project, {r.annotator for r in new if r.annotator}, "haluquestqa", users)
+    _dataset_users(project, {r.annotator for r in rows if r.annotator}, "haluquestqa", users)
     questions = Question.objects.bulk_create(
         Question(
             project=project,
@@ -235,16 +234,16 @@ def _hq_import_batch(
             source_file=r.source_file,
             metadata={"format": "haluquestqa", "ques_start": r.ques_start, "ans_start": r.ans_start},
         )
-        for r in new
+        for r in rows
     )
     answers = Answer.objects.bulk_create(
         Answer(question=q, position=p, text=r.answer_texts[p - 1], kind=HQ_KINDS[r.answer_labels[p - 1]])
-        for r, q in zip(new, questions, strict=True)
+        for r, q in zip(rows, questions, strict=True)
         for p in (1, 2)
     )
     spans: list[ErrorSpan] = []
     preferences: list[Preference] = []
-    for i, (row, question) in enumerate(zip(new, questions, strict=True)):
+    for i, (row, question) in enumerate(zip(rows, questions, strict=True)):
         by_position = {1: answers[2 * i], 2: answers[2 * i + 1]}
         annotator = users.get(row.annotator)
         orders: dict[str, int] = {}
@@ -263,7 +262,7 @@ def _hq_import_batch(
     ErrorSpan.objects.bulk_create(spans, batch_size=BATCH)
     Preference.objects.bulk_create(preferences, batch_size=BATCH)
     report.preferences += len(preferences)
-    report.imported += len(new)
+    report.imported += len(rows)
 
 
 def _run_import(
@@ -423,7 +422,6 @@ WEF_LABELS = {"True": VerdictLabel.SUPPORTED, "False": VerdictLabel.NOT_SUPPORTE
 def _wef_import_batch(
     project: Project, rows: list[wef.Row], users: dict[str, Any], report: ImportReport
 ) -> None:
-    new = rows  # all new: _run_import filtered out the rows already present
     _dataset_users(project, {"human"}, "wikievalfacts", users)
     annotator = users["human"]
     questions = Question.objects.bulk_create(
@@ -433,22 +431,24 @@ def _wef_import_batch(
             text=r.question,
             metadata={"format": "wikievalfacts", "extra": r.extra, "raw": r.raw, "columns": r.columns},
         )
-        for r in new
+        for r in rows
     )
     answers = Answer.objects.bulk_create(
         Answer(question=q, position=i, text=r.answers[column], kind=WEF_KINDS[column])
-        for r, q in zip(new, questions, strict=True)
+        for r, q in zip(rows, questions, strict=True)
         for i, column in enumerate(wef.ANSWER_COLUMNS, 1)
     )
-    by_row = [dict(zip(wef.ANSWER_COLUMNS, answers[3 * i : 3 * i + 3], strict=True)) for i in range(len(new))]
+    by_row = [
+        dict(zip(wef.ANSWER_COLUMNS, answers[3 * i : 3 * i + 3], strict=True)) for i in range(len(rows))
+    ]
     atoms = Atom.objects.bulk_create(
         Atom(answer=by_row[i]["answer"], position=p, text=fact, origin=AtomOrigin.REFERENCE)
-        for i, r in enumerate(new)
+        for i, r in enumerate(rows)
         for p, fact in enumerate(r.facts)
     )
     verdicts = []
     atom_iter = iter(atoms)
-    for i, r in enumerate(new):
+    for i, r in enumerate(rows):
         row_atoms = {fact: next(atom_iter) for fact in r.facts}
         for column, verdicts_for_answer in r.human.items():
             for fact, value in verdicts_for_answer.items():
@@ -464,7 +464,7 @@ def _wef_import_batch(
                 )
     Verdict.objects.bulk_create(verdicts, batch_size=BATCH)
     report.verdicts += len(verdicts)
-    report.imported += len(new)
+    report.imported += len(rows)
 
 
 def _wef_value(verdict: Verdict) -> str:

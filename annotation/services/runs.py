@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from annotation import permissions
@@ -214,28 +214,23 @@ def client_for(run: Run) -> LLMClient:
 # --- Starting and running --------------------------------------------------------------------------------
 
 
+def _latest_run_atoms(kind: str, key: str, keys: list[int]) -> QuerySet[Atom]:
+    """For each of ``keys`` (values of the atom lookup ``key``), the atoms of the latest successful ``kind``
+    run that made atoms for it, in one query."""
+    made = Atom.objects.filter(run__kind=kind, run__status=RunStatus.SUCCEEDED)
+    latest = made.filter(**{key: OuterRef(key)}).order_by("-run__finished_at", "-run_id").values("run_id")[:1]
+    return made.filter(**{f"{key}__in": keys}).filter(run_id=Subquery(latest))
+
+
 def reference_atoms(question_ids: list[int]) -> QuerySet[Atom]:
     """The reference facts of these questions: the imported ones (no run) where a question has them, else
-    those of the latest reference-facts run that succeeded in its project."""
+    those of the latest successful reference-facts run for that question."""
     imported = Atom.objects.filter(
         answer__question_id__in=question_ids, origin=AtomOrigin.REFERENCE, run__isnull=True
     )
     have = set(imported.values_list("answer__question_id", flat=True))
     missing = [q for q in question_ids if q not in have]
-    generated = Atom.objects.none()
-    if missing:
-        latest = (
-            Run.objects.filter(
-                kind=RunKind.REFERENCE_FACTS,
-                status=RunStatus.SUCCEEDED,
-                atoms__answer__question_id__in=missing,
-            )
-            .order_by("-finished_at", "-id")
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if latest:
-            generated = Atom.objects.filter(run_id=latest, answer__question_id__in=missing)
+    generated = _latest_run_atoms(RunKind.REFERENCE_FACTS, "answer__question_id", missing)
     return (imported | generated).order_by("answer__question_id", "answer_id", "position", "id")
 
 
@@ -243,16 +238,7 @@ def own_atoms(answer_ids: list[int]) -> QuerySet[Atom]:
     """Each answer's own atomic facts: imported ones (no run), else the latest successful atomize run's."""
     imported = Atom.objects.filter(answer_id__in=answer_ids, origin=AtomOrigin.EXTRACTED, run__isnull=True)
     have = set(imported.values_list("answer_id", flat=True))
-    generated = Atom.objects.none()
-    for answer_id in [a for a in answer_ids if a not in have]:
-        latest = (
-            Run.objects.filter(kind=RunKind.ATOMIZE, status=RunStatus.SUCCEEDED, atoms__answer_id=answer_id)
-            .order_by("-finished_at", "-id")
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if latest:
-            generated = generated | Atom.objects.filter(run_id=latest, answer_id=answer_id)
+    generated = _latest_run_atoms(RunKind.ATOMIZE, "answer_id", [a for a in answer_ids if a not in have])
     return (imported | generated).order_by("answer_id", "position", "id")
 
 
@@ -448,11 +434,7 @@ def _verify(run: Run, facts: list[str], passage: str) -> tuple[list[faaf.FactRes
                 response, facts, variant=run.variant, citation=citation, use_tools=tools
             )
         return results, failure, (response.tool_arguments or response.content or "")[:5000]
-    responses = (
-        [client.complete(prompting.request(fact, passage)) for fact in facts]
-        if isinstance(client, OfflineBackend)
-        else client.complete_many(prompting.request(fact, passage) for fact in facts)
-    )
+    responses = client.complete_many(prompting.request(fact, passage) for fact in facts)
     results = []
     for fact, response in zip(facts, responses, strict=True):
         if isinstance(response, LLMError):

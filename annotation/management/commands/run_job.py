@@ -95,11 +95,7 @@ class Command(BaseCommand):
             f"model {run.model_name}."
         )
         if not options["sync"]:
-            self.stdout.write(
-                "Queued for the workers; follow it on the run page or /api/runs/{id}/.".replace(
-                    "{id}", str(run.pk)
-                )
-            )
+            self.stdout.write(f"Queued for the workers; follow it on the run page or /api/runs/{run.pk}/.")
             return
         run = run_sync(run=run)
         self.stdout.write(
